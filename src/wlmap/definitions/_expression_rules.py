@@ -1,0 +1,66 @@
+"""Validation rules about jq expressions: they parse, are safe, compile, and writes are paths."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+
+from wlmap import jq
+from wlmap.definitions.document import Definition
+from wlmap.definitions.expressions import Role, expression_sites
+from wlmap.errors import ExpressionError, Problem
+
+
+def expression_problems(definition: Definition) -> Iterator[Problem]:
+    """Every problem of every jq expression in the definition."""
+    for site in expression_sites(definition):
+        for message, severity in _site_problems(site.text, site.role):
+            yield Problem(definition.name, site.path, message, site.component, severity)
+
+
+@lru_cache(maxsize=4096)
+def _site_problems(text: str, role: Role) -> tuple[tuple[str, str], ...]:
+    # Cached by text and role: catalogs repeat the same expressions across definitions.
+    return tuple(_check(text, role))
+
+
+def _check(text: str, role: Role) -> Iterator[tuple[str, str]]:
+    if not text.strip():
+        yield "expression must not be empty", "error"
+        return
+    try:
+        node = jq.parse(text)
+    except ExpressionError as exc:
+        yield f"jq syntax error: {exc.reason}", "error"
+        return
+    unsafe = jq.unsafe_constructs(node)
+    for message in unsafe:
+        yield f"unsafe jq rejected: {message}", "error"
+    if unsafe:
+        return
+    try:
+        _compile(text)
+    except ExpressionError as exc:
+        yield f"jq does not compile it: {exc.reason}", "error"
+        return
+    if role in (Role.SPEC_WRITE, Role.SUSPEND_WRITE):
+        path_issues = jq.path_problems(node)
+        if path_issues and role is Role.SUSPEND_WRITE:
+            yield f"must be an assignable jq path: {'; '.join(path_issues)}", "error"
+        elif path_issues:
+            yield (
+                "read-only projection: write-back to this field will be refused "
+                f"({'; '.join(path_issues)})",
+                "warning",
+            )
+
+
+_ENGINE: jq.Engine | None = None
+
+
+def _compile(text: str) -> None:
+    global _ENGINE  # noqa: PLW0603 - one shared engine caches compiled programs for validation
+    if _ENGINE is None:
+        _ENGINE = jq.Engine()
+    _ENGINE.compile(text)
+

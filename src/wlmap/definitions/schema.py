@@ -1,0 +1,143 @@
+"""The JSON Schema and the CRD manifest of the definition format, generated from the models.
+
+Run ``python -m wlmap.definitions.schema DIR`` to write both files into DIR.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from wlmap.definitions.document import WLMAP_API_VERSION, WLMAP_KIND, Definition
+
+SCHEMA_FILE = "workloadmap.schema.json"
+CRD_FILE = "wlmap.dev_workloadmaps.yaml"
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of one definition document (Karta or WorkloadMap)."""
+    schema = Definition.model_json_schema(by_alias=True, mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+def crd_manifest() -> dict[str, Any]:
+    """The CustomResourceDefinition of ``WorkloadMap`` (cluster-scoped, like Karta)."""
+    schema = json_schema()
+    defs = schema.pop("$defs", {})
+    spec_schema = _structural(_inline(schema["properties"]["spec"], defs))
+    group, version = WLMAP_API_VERSION.split("/")
+    plural = WLMAP_KIND.lower() + "s"
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "names": {
+                "kind": WLMAP_KIND,
+                "listKind": f"{WLMAP_KIND}List",
+                "plural": plural,
+                "singular": WLMAP_KIND.lower(),
+                "shortNames": ["wlm"],
+            },
+            "scope": "Cluster",
+            "versions": [{
+                "name": version,
+                "served": True,
+                "storage": True,
+                "subresources": {"status": {}},
+                "additionalPrinterColumns": [
+                    {"name": "Kind", "type": "string",
+                     "jsonPath": ".spec.structureDefinition.rootComponent.kind.kind"},
+                    {"name": "Group", "type": "string",
+                     "jsonPath": ".spec.structureDefinition.rootComponent.kind.group"},
+                    {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+                ],
+                "schema": {"openAPIV3Schema": {
+                    "type": "object",
+                    "required": ["spec"],
+                    "properties": {
+                        "apiVersion": {"type": "string"},
+                        "kind": {"type": "string"},
+                        "metadata": {"type": "object"},
+                        "spec": spec_schema,
+                        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                    },
+                }},
+            }],
+        },
+    }
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+        return {k: _inline(v, defs) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def _structural(node: Any) -> Any:
+    """Rewrite JSON Schema into the structural OpenAPI subset Kubernetes accepts."""
+    if not isinstance(node, dict):
+        return node
+    options = node.get("anyOf")
+    if options is not None:
+        kept = [o for o in options if o.get("type") != "null"]
+        if len(kept) == 1:
+            merged = {k: v for k, v in node.items() if k != "anyOf"}
+            merged.update(kept[0])
+            out = _structural(merged)
+            if len(kept) < len(options) and "default" not in node:
+                out["nullable"] = True
+            return out
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("title", "$schema"):
+            continue
+        if key == "additionalProperties" and value is False:
+            continue
+        if key == "const":
+            out["enum"] = [value]
+            continue
+        if key == "default" and value is None:
+            continue
+        if key == "properties":
+            out[key] = {k: _structural(v) for k, v in value.items()}
+        elif key in ("items", "additionalProperties"):
+            out[key] = _structural(value)
+        else:
+            out[key] = value
+    return out
+
+
+def render() -> dict[str, str]:
+    """File name -> content of both generated files."""
+    return {
+        SCHEMA_FILE: json.dumps(json_schema(), indent=2, sort_keys=True) + "\n",
+        CRD_FILE: "# Generated from the wlmap definition models; do not edit by hand.\n"
+        + yaml.safe_dump(crd_manifest(), sort_keys=False),
+    }
+
+
+def main(argv: list[str]) -> int:
+    """Write the generated files into the folder given as the only argument."""
+    if len(argv) != 1:
+        print("usage: python -m wlmap.definitions.schema DIR", file=sys.stderr)
+        return 2
+    folder = Path(argv[0])
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in render().items():
+        (folder / name).write_text(content, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
