@@ -1,0 +1,15 @@
+"""The jq engine: parse, check and evaluate jq expressions within hard limits.
+
+Common expressions are evaluated natively in Python with libjq's exact results; the rest
+run on libjq, in-process for trusted definitions or in a killable worker process
+(``Engine(isolated=True)``) for definitions from a cluster.
+"""
+
+from wlmap.jq._parser import parse
+from wlmap.jq.engine import Engine, Program
+from wlmap.jq.limits import Limits
+from wlmap.jq.paths import path_problems
+from wlmap.jq.safety import unsafe_constructs
+from wlmap.jq.syntax import Node
+
+__all__ = ["Engine", "Limits", "Node", "Program", "parse", "path_problems", "unsafe_constructs"]

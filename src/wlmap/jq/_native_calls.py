@@ -1,0 +1,198 @@
+"""Native compilation of builtin calls (``select``, ``map``, ``sort_by``, ``test``, ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from wlmap.jq import syntax as s
+from wlmap.jq._arith import add
+from wlmap.jq._builtins import TYPE_FILTERS, ZERO_ARG, from_entries, iterate, to_entries
+from wlmap.jq._builtins_args import ONE_ARG, compile_regex
+from wlmap.jq._native_base import Code, CompilerBase, Env, NotNative, from_one
+from wlmap.jq._values import JqError, Unsupported, describe, sort_key, truthy
+
+_BY_FUNCTIONS = frozenset({"sort_by", "group_by", "unique_by", "min_by", "max_by"})
+
+
+def _keyed(v: Any, fgen: Callable[[Any, Env], Iterable[Any]], e: Env) -> list[Any]:
+    if type(v) is not list:
+        raise Unsupported("*_by on a non-array")
+    keyed = []
+    for item in v:
+        e.ctl.tick()
+        keyed.append((sort_key(list(fgen(item, e))), item))
+    return keyed
+
+
+def _by(name: str, v: Any, fgen: Callable[[Any, Env], Iterable[Any]], e: Env) -> Any:
+    keyed = _keyed(v, fgen, e)
+    if name == "min_by":
+        return min(keyed, key=lambda pair: pair[0])[1] if keyed else None
+    if name == "max_by":
+        best = None
+        for pair in keyed:
+            if best is None or pair[0] >= best[0]:
+                best = pair
+        return None if best is None else best[1]
+    keyed.sort(key=lambda pair: pair[0])
+    if name == "sort_by":
+        return [item for _, item in keyed]
+    groups: list[list[Any]] = []
+    previous: Any = None
+    for key, item in keyed:
+        if groups and key == previous:
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+        previous = key
+    return groups if name == "group_by" else [group[0] for group in groups]
+
+
+def _map_values(v: Any, fgen: Callable[[Any, Env], Iterable[Any]], e: Env) -> Any:
+    iterate(v)  # raises jq's error for non-iterables
+    if type(v) is dict:
+        result: dict[str, Any] = {}
+        for key, value in v.items():
+            e.ctl.tick()
+            for out in fgen(value, e):
+                result[key] = out
+                break
+        return result
+    kept = []
+    for value in v:
+        e.ctl.tick()
+        for out in fgen(value, e):
+            kept.append(out)
+            break
+    return kept
+
+
+def _map(v: Any, fgen: Callable[[Any, Env], Iterable[Any]], e: Env) -> list[Any]:
+    result: list[Any] = []
+    tick = e.ctl.tick
+    for item in iterate(v):
+        tick()
+        result.extend(fgen(item, e))
+    return result
+
+
+class CallCompiler(CompilerBase):
+    """``c_Call``: builtins with a native implementation."""
+
+    def c_Call(self, node: s.Call, scope: frozenset[str]) -> Code:
+        name, arity = node.name, len(node.args)
+        if arity == 0:
+            return self.call0(name)
+        args = [self.compile(arg, scope) for arg in node.args]
+        if arity == 1:
+            return self.call1(name, node.args[0], args[0])
+        if arity == 2 and name in ("any", "all"):
+            return self.quantifier(name, args[0].gen, args[1].gen)
+        raise NotNative(f"{name}/{arity}")
+
+    def call0(self, name: str) -> Code:
+        if name in ZERO_ARG:
+            fn = ZERO_ARG[name]
+            return from_one(lambda v, e: fn(v))
+        if name in TYPE_FILTERS:
+            test = TYPE_FILTERS[name]
+            return Code(lambda v, e: (v,) if test(v) else ())
+        if name == "empty":
+            return Code(lambda v, e: ())
+        if name == "error":
+
+            def fail(v: Any, e: Env) -> Any:
+                raise JqError(v)
+
+            return from_one(fail)
+        if name in ("any", "all"):
+            return self.quantifier(name, lambda v, e: iterate(v), lambda v, e: (v,))
+        raise NotNative(f"{name}/0")
+
+    def call1(self, name: str, arg_node: s.Node, arg: Code) -> Code:
+        fgen = arg.gen
+        if name == "select":
+            if arg.one is not None:
+                fone = arg.one
+                return Code(lambda v, e: (v,) if truthy(fone(v, e)) else ())
+            return Code(lambda v, e: (v for c in fgen(v, e) if truthy(c)))
+        if name == "map":
+            return from_one(lambda v, e: _map(v, fgen, e))
+        if name == "map_values":
+            return from_one(lambda v, e: _map_values(v, fgen, e))
+        if name == "with_entries":
+            return from_one(lambda v, e: from_entries(_map(to_entries(v), fgen, e)))
+        if name in _BY_FUNCTIONS:
+            return from_one(lambda v, e: _by(name, v, fgen, e))
+        if name in ("any", "all"):
+            return self.quantifier(name, lambda v, e: iterate(v), fgen)
+        if name == "first":
+            return Code(lambda v, e: _first(fgen(v, e)))
+        if name == "last":
+            return Code(lambda v, e: _final(fgen(v, e)))
+        if name == "add":
+            return from_one(lambda v, e: _sum(fgen(v, e)))
+        if name == "test":
+            return self.test(arg_node)
+        if name in ONE_ARG:
+            fn = ONE_ARG[name]
+            if arg.one is not None:
+                aone = arg.one
+                return from_one(lambda v, e: fn(v, aone(v, e)))
+            return Code(lambda v, e: (fn(v, a) for a in fgen(v, e)))
+        raise NotNative(f"{name}/1")
+
+    def quantifier(
+        self,
+        name: str,
+        gen: Callable[[Any, Env], Iterable[Any]],
+        cond: Callable[[Any, Env], Iterable[Any]],
+    ) -> Code:
+        wanted = name == "any"
+
+        def decide(v: Any, e: Env) -> bool:
+            for x in gen(v, e):
+                e.ctl.tick()
+                for c in cond(x, e):
+                    if truthy(c) is wanted:
+                        return wanted
+            return not wanted
+
+        return from_one(decide)
+
+    def test(self, arg_node: s.Node) -> Code:
+        if not (isinstance(arg_node, s.Literal) and isinstance(arg_node.value, str)):
+            raise NotNative("test with a computed pattern")
+        regex = compile_regex(arg_node.value)
+        if regex is None:
+            raise NotNative("test with a pattern outside the safe subset")
+        search = regex.search
+
+        def matches(v: Any, e: Env) -> bool:
+            if type(v) is not str:
+                raise JqError(f"{describe(v)} cannot be matched, as it is not a string")
+            return search(v) is not None
+
+        return from_one(matches)
+
+
+def _first(outputs: Iterable[Any]) -> tuple[Any, ...]:
+    for x in outputs:
+        return (x,)
+    return ()
+
+
+def _final(outputs: Iterable[Any]) -> Iterator[Any]:
+    found, last = False, None
+    for last in outputs:  # noqa: B007 - only the last output matters
+        found = True
+    if found:
+        yield last
+
+
+def _sum(outputs: Iterable[Any]) -> Any:
+    total = None
+    for x in outputs:
+        total = add(total, x)
+    return total

@@ -1,0 +1,214 @@
+"""Compiles jq programs once and evaluates them natively or with libjq, within limits."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from wlmap.errors import ExpressionError, LimitExceededError
+from wlmap.jq._libjq import LibjqError, OutputLimit, compile_program, run, wrap, wrap_input
+from wlmap.jq._native import compile_native
+from wlmap.jq._native_base import Code, Ctl, Env
+from wlmap.jq._native_paths import Step, compile_paths, run_paths
+from wlmap.jq._parser import parse
+from wlmap.jq._scope import free_variables
+from wlmap.jq._values import JqError, LimitHit, Unsupported, error_message, fresh
+from wlmap.jq._worker import Worker, WorkerFailure, WorkerTimeout
+from wlmap.jq.limits import Limits
+from wlmap.jq.paths import path_problems
+from wlmap.jq.safety import unsafe_constructs
+
+
+class Engine:
+    """Compiles and caches jq programs.
+
+    Args:
+        limits: bounds applied to every evaluation.
+        isolated: evaluate with libjq in a worker process that is killed when it exceeds
+            the time limit (for programs from untrusted sources).
+    """
+
+    def __init__(self, limits: Limits | None = None, *, isolated: bool = False) -> None:
+        self.limits = limits or Limits()
+        self.isolated = isolated
+        self._worker = Worker(self.limits.worker_memory_bytes) if isolated else None
+        self._cache: dict[tuple[str, bool], Program] = {}
+        self._lock = threading.Lock()
+
+    def compile(self, text: str, *, allow_assignment: bool = False) -> Program:
+        """Parse, check and compile a program (cached by text).
+
+        Raises:
+            ExpressionError: a syntax error, an unsafe construct, or a libjq compile error.
+        """
+        key = (text, allow_assignment)
+        program = self._cache.get(key)
+        if program is None:
+            program = Program(self, text, allow_assignment)
+            with self._lock:
+                self._cache[key] = program
+        return program
+
+    def close(self) -> None:
+        """Stop the isolated worker, if any."""
+        if self._worker is not None:
+            self._worker.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- libjq ---------------------------------------------------------------------------
+    def _libjq(
+        self,
+        program: Program,
+        text: str,
+        value: Any,
+        variables: Mapping[str, Any],
+        first: bool = False,
+    ) -> list[Any]:
+        names = program.variables
+        value_json = json.dumps(value)
+        if len(value_json) > self.limits.max_input_bytes:
+            raise LimitExceededError(
+                f"input of {len(value_json)} bytes exceeds {self.limits.max_input_bytes}",
+                program.text,
+            )
+        input_json = wrap_input(value_json, names, dict(variables))
+        wrapped = wrap(text, names)
+        try:
+            if self._worker is not None:
+                message = {
+                    "text": wrapped,
+                    "input": input_json,
+                    "max": self.limits.max_outputs,
+                    "first": first,
+                }
+                return self._worker.request(message, self.limits.timeout_seconds)
+            compiled = program.libjq_programs.get(wrapped)
+            if compiled is None:
+                compiled = program.libjq_programs[wrapped] = compile_program(wrapped)
+            return run(compiled, input_json, self.limits.max_outputs, first)
+        except LibjqError as err:
+            raise ExpressionError(err.message, program.text) from None
+        except (OutputLimit, WorkerTimeout, WorkerFailure) as err:
+            raise LimitExceededError(str(err), program.text) from None
+
+    def _check_compiles(self, program: Program, text: str) -> None:
+        wrapped = wrap(text, program.variables)
+        try:
+            if self._worker is not None:
+                message = {"text": wrapped, "compile_only": True}
+                self._worker.request(message, self.limits.timeout_seconds)
+            else:
+                program.libjq_programs[wrapped] = compile_program(wrapped)
+        except LibjqError as err:
+            raise ExpressionError(err.message, program.text) from None
+        except (WorkerTimeout, WorkerFailure) as err:
+            raise LimitExceededError(str(err), program.text) from None
+
+
+class Program:
+    """A compiled jq program; cheap to call many times.
+
+    Attributes:
+        text: the program text.
+        native: True when it is evaluated in Python rather than with libjq.
+        variables: the ``$names`` it reads (passed without the dollar).
+    """
+
+    def __init__(self, engine: Engine, text: str, allow_assignment: bool) -> None:
+        self.text = text
+        self._engine = engine
+        self.node = parse(text)
+        problems = unsafe_constructs(self.node, allow_assignment=allow_assignment)
+        if problems:
+            raise ExpressionError("unsafe jq expression: " + "; ".join(problems), text)
+        self.variables = free_variables(self.node)
+        self.libjq_programs: dict[str, Any] = {}
+        engine._check_compiles(self, text)
+        self._code: Code | None = compile_native(self.node, frozenset(self.variables))
+        self.native = self._code is not None
+        self._path_problems: list[str] | None = None
+        self._path_step: Step | None = None
+
+    def all(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[Any]:
+        """Every output of the program for ``value``.
+
+        Raises:
+            ExpressionError: jq reported an error (its message is kept).
+            LimitExceededError: an output, input-size or time limit was hit.
+        """
+        return self._evaluate(value, variables, first=False)
+
+    def first(self, value: Any, variables: Mapping[str, Any] | None = None) -> Any:
+        """The first output, or None when there is none."""
+        outputs = self._evaluate(value, variables, first=True)
+        return outputs[0] if outputs else None
+
+    def paths(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """What ``[path(EXPR)]`` gives: the paths into ``value`` the program selects.
+
+        Raises:
+            ExpressionError: the program is not a path expression, or evaluation failed.
+        """
+        if self._path_problems is None:
+            self._path_problems = path_problems(self.node)
+            if not self._path_problems:
+                self._path_step = compile_paths(self.node, frozenset(self.variables))
+        if self._path_problems:
+            raise ExpressionError(
+                "not a path expression: " + "; ".join(self._path_problems), self.text
+            )
+        variables = self._variables(variables)
+        if self._path_step is not None:
+            ctl = Ctl(time.monotonic() + self._engine.limits.timeout_seconds)
+            try:
+                return run_paths(self._path_step, value, Env(variables, ctl))
+            except JqError as err:
+                raise ExpressionError(error_message(err.value), self.text) from None
+            except LimitHit as err:
+                raise LimitExceededError(str(err), self.text) from None
+            except (Unsupported, RecursionError):
+                pass
+        found = self._engine._libjq(self, f"[path({self.text}\n)]", value, variables)
+        return list(found[0]) if found else []
+
+    def _variables(self, variables: Mapping[str, Any] | None) -> dict[str, Any]:
+        given = dict(variables or {})
+        missing = [name for name in self.variables if name not in given]
+        if missing:
+            raise ExpressionError(f"${missing[0]} is not defined", self.text)
+        return given
+
+    def _evaluate(self, value: Any, variables: Mapping[str, Any] | None, first: bool) -> list[Any]:
+        given = self._variables(variables)
+        if self._code is not None:
+            try:
+                return self._native(value, given, first)
+            except (Unsupported, RecursionError):
+                pass
+        return self._engine._libjq(self, self.text, value, given, first)
+
+    def _native(self, value: Any, variables: dict[str, Any], first: bool) -> list[Any]:
+        assert self._code is not None
+        limits = self._engine.limits
+        env = Env(variables, Ctl(time.monotonic() + limits.timeout_seconds))
+        outputs: list[Any] = []
+        try:
+            for out in self._code.gen(value, env):
+                outputs.append(fresh(out))
+                if first:
+                    break
+                if len(outputs) > limits.max_outputs:
+                    raise LimitExceededError(f"more than {limits.max_outputs} outputs", self.text)
+        except JqError as err:
+            raise ExpressionError(error_message(err.value), self.text) from None
+        except LimitHit as err:
+            raise LimitExceededError(str(err), self.text) from None
+        return outputs
