@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import Literal
 
 from wlmap import jq
 from wlmap.definitions.document import Definition
 from wlmap.definitions.expressions import Role, expression_sites
 from wlmap.errors import ExpressionError, Problem
+
+Severity = Literal["error", "warning"]
 
 
 def expression_problems(definition: Definition) -> Iterator[Problem]:
@@ -19,12 +22,12 @@ def expression_problems(definition: Definition) -> Iterator[Problem]:
 
 
 @lru_cache(maxsize=4096)
-def _site_problems(text: str, role: Role) -> tuple[tuple[str, str], ...]:
+def _site_problems(text: str, role: Role) -> tuple[tuple[str, Severity], ...]:
     # Cached by text and role: catalogs repeat the same expressions across definitions.
     return tuple(_check(text, role))
 
 
-def _check(text: str, role: Role) -> Iterator[tuple[str, str]]:
+def _check(text: str, role: Role) -> Iterator[tuple[str, Severity]]:
     if not text.strip():
         yield "expression must not be empty", "error"
         return
@@ -63,4 +66,3 @@ def _compile(text: str) -> None:
     if _ENGINE is None:
         _ENGINE = jq.Engine()
     _ENGINE.compile(text)
-

@@ -28,7 +28,9 @@ def structure_problems(definition: Definition) -> Iterator[Problem]:
             yield Problem(name, f"{where}.name", "a component needs a non-empty name")
         elif names[component.name] > 1:
             yield Problem(
-                name, f"{where}.name", "component names must be unique across root and children",
+                name,
+                f"{where}.name",
+                "component names must be unique across root and children",
                 component.name,
             )
         yield from _component_problems(name, where, component)
@@ -41,14 +43,24 @@ def structure_problems(definition: Definition) -> Iterator[Problem]:
 def _root_problems(definition: Definition) -> Iterator[Problem]:
     name, root = definition.name, definition.root
     if root.kind is None:
-        yield Problem(name, f"{_ROOT}.kind", "the root component needs a kind (group, version, kind)", root.name)
+        yield Problem(
+            name,
+            f"{_ROOT}.kind",
+            "the root component needs a kind (group, version, kind)",
+            root.name,
+        )
     else:
         yield from _gvk_problems(name, f"{_ROOT}.kind", root.kind, root.name, root=True)
     if root.owner_ref:
-        yield Problem(name, f"{_ROOT}.ownerRef", "the root component cannot have an ownerRef", root.name)
+        yield Problem(
+            name, f"{_ROOT}.ownerRef", "the root component cannot have an ownerRef", root.name
+        )
     if root.status_definition is None:
         yield Problem(
-            name, f"{_ROOT}.statusDefinition", "the root component needs a statusDefinition", root.name
+            name,
+            f"{_ROOT}.statusDefinition",
+            "the root component needs a statusDefinition",
+            root.name,
         )
 
 
@@ -61,7 +73,8 @@ def _gvk_problems(
         yield Problem(name, f"{where}.kind", "kind must not be empty", component)
     if root and not gvk.group and gvk.kind != "Pod":
         yield Problem(
-            name, f"{where}.group",
+            name,
+            f"{where}.group",
             f"group must not be empty for kind {gvk.kind!r} (only Pod is allowed in the core group "
             "as a root)",
             component,
@@ -75,22 +88,27 @@ def _component_problems(name: str, where: str, component: ComponentDefinition) -
     spec = component.spec_definition
     if spec is not None and len(spec.shapes()) > 1:
         yield Problem(
-            name, f"{where}.specDefinition",
+            name,
+            f"{where}.specDefinition",
             f"set exactly one of podTemplateSpecPath, podSpecPath (+metadataPath), "
             f"fragmentedPodSpecDefinition; found {', '.join(spec.shapes())}",
             cname,
         )
     selector = component.pod_selector
-    has_instance_selector = selector is not None and selector.component_instance_selector is not None
+    has_instance_selector = (
+        selector is not None and selector.component_instance_selector is not None
+    )
     if component.instance_id_path is not None and not has_instance_selector:
         yield Problem(
-            name, f"{where}.podSelector.componentInstanceSelector",
+            name,
+            f"{where}.podSelector.componentInstanceSelector",
             "instanceIdPath needs podSelector.componentInstanceSelector to attribute pods to instances",
             cname,
         )
     if has_instance_selector and component.instance_id_path is None:
         yield Problem(
-            name, f"{where}.instanceIdPath",
+            name,
+            f"{where}.instanceIdPath",
             "podSelector.componentInstanceSelector needs an instanceIdPath listing the instances",
             cname,
         )
@@ -116,20 +134,23 @@ def _status_problems(name: str, where: str, component: ComponentDefinition) -> I
             mpath = f"{where}.statusDefinition.statusMappings.{state.value.lower()}[{index}]"
             if matcher.is_empty():
                 yield Problem(
-                    name, mpath,
+                    name,
+                    mpath,
                     "an empty matcher would match every object; set byPhase, byConditions or "
                     "byExpression",
                     component.name,
                 )
             if matcher.by_phase is not None and status.phase_definition is None:
                 yield Problem(
-                    name, f"{mpath}.byPhase",
+                    name,
+                    f"{mpath}.byPhase",
                     "byPhase needs statusDefinition.phaseDefinition to read the phase from",
                     component.name,
                 )
             if matcher.by_conditions and status.conditions_definition is None:
                 yield Problem(
-                    name, f"{mpath}.byConditions",
+                    name,
+                    f"{mpath}.byConditions",
                     "byConditions needs statusDefinition.conditionsDefinition to read conditions from",
                     component.name,
                 )
@@ -139,16 +160,25 @@ def _suspend_problems(name: str, where: str, component: ComponentDefinition) -> 
     suspend = component.suspend_definition
     if suspend is None:
         return
-    for label, actions in (("suspendActions", suspend.suspend_actions), ("resumeActions", suspend.resume_actions)):
+    for label, actions in (
+        ("suspendActions", suspend.suspend_actions),
+        ("resumeActions", suspend.resume_actions),
+    ):
         if not actions:
-            yield Problem(name, f"{where}.suspendDefinition.{label}", "needs at least one action", component.name)
+            yield Problem(
+                name,
+                f"{where}.suspendDefinition.{label}",
+                "needs at least one action",
+                component.name,
+            )
         for index, action in enumerate(actions):
             try:
                 json.loads(action.value)
             except ValueError:
                 yield Problem(
-                    name, f"{where}.suspendDefinition.{label}[{index}].value",
-                    f"value must be JSON-encoded (e.g. \"true\", \"0\", '\"paused\"'); got {action.value!r}",
+                    name,
+                    f"{where}.suspendDefinition.{label}[{index}].value",
+                    f'value must be JSON-encoded (e.g. "true", "0", \'"paused"\'); got {action.value!r}',
                     component.name,
                 )
 
@@ -163,11 +193,14 @@ def _ownership_problems(definition: Definition) -> Iterator[Problem]:
         where = f"spec.structureDefinition.childComponents[{index}].ownerRef"
         if not child.owner_ref:
             resolved = False
-            yield Problem(name, where, "a child component needs an ownerRef naming its parent", child.name)
+            yield Problem(
+                name, where, "a child component needs an ownerRef naming its parent", child.name
+            )
         elif child.owner_ref not in known:
             resolved = False
             yield Problem(
-                name, where,
+                name,
+                where,
                 f"ownerRef {child.owner_ref!r} names no component (known: {', '.join(sorted(known))})",
                 child.name,
             )
@@ -182,7 +215,8 @@ def _ownership_problems(definition: Definition) -> Iterator[Problem]:
         while current is not None and current != root:
             if current in seen:
                 yield Problem(
-                    name, f"spec.structureDefinition.childComponents[{index}].ownerRef",
+                    name,
+                    f"spec.structureDefinition.childComponents[{index}].ownerRef",
                     "ownership cycle: this component's owner chain never reaches the root",
                     child.name,
                 )
@@ -197,7 +231,9 @@ def _additional_kind_problems(definition: Definition) -> Iterator[Problem]:
         where = f"spec.structureDefinition.additionalChildKinds[{index}]"
         yield from _gvk_problems(definition.name, where, gvk, None)
         if (gvk.group, gvk.kind) in seen:
-            yield Problem(definition.name, where, f"{gvk.kind}.{gvk.group or 'core'} is listed twice")
+            yield Problem(
+                definition.name, where, f"{gvk.kind}.{gvk.group or 'core'} is listed twice"
+            )
         seen.add((gvk.group, gvk.kind))
 
 
@@ -229,9 +265,13 @@ def _gang_problems(definition: Definition) -> Iterator[Problem]:
         for si, sub in enumerate(gang.pod_group.sub_groups):
             spath = f"{ppath}.subGroups[{si}]"
             if sub.component_name not in known:
-                yield Problem(name, f"{spath}.componentName", f"{sub.component_name!r} names no component")
+                yield Problem(
+                    name, f"{spath}.componentName", f"{sub.component_name!r} names no component"
+                )
             elif subs[sub.component_name] > 1:
-                yield Problem(name, f"{spath}.componentName", f"{sub.component_name!r} is a subgroup twice")
+                yield Problem(
+                    name, f"{spath}.componentName", f"{sub.component_name!r} is a subgroup twice"
+                )
             yield from _topology_problems(name, f"{spath}.topology", sub.topology)
 
 

@@ -40,8 +40,8 @@ class DefinitionSpec(DefinitionModel):
 class Definition(DefinitionModel):
     """One workload definition: the same spec whether written as a Karta or a WorkloadMap."""
 
-    api_version: ApiVersion = WLMAP_API_VERSION
-    kind: Kind = WLMAP_KIND
+    api_version: ApiVersion = "wlmap.dev/v1alpha1"
+    kind: Kind = "WorkloadMap"
     metadata: DefinitionMetadata = DefinitionMetadata()
     spec: DefinitionSpec
     status: dict[str, Any] | None = None

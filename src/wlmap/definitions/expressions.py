@@ -77,7 +77,9 @@ def _component_sites(base: str, component: ComponentDefinition) -> Iterator[Expr
 
     spec = component.spec_definition
     if spec is not None:
-        yield from site("specDefinition.podTemplateSpecPath", spec.pod_template_spec_path, Role.SPEC_WRITE)
+        yield from site(
+            "specDefinition.podTemplateSpecPath", spec.pod_template_spec_path, Role.SPEC_WRITE
+        )
         yield from site("specDefinition.podSpecPath", spec.pod_spec_path, Role.SPEC_WRITE)
         yield from site("specDefinition.metadataPath", spec.metadata_path, Role.SPEC_WRITE)
         fragments = spec.fragmented_pod_spec_definition
@@ -85,7 +87,9 @@ def _component_sites(base: str, component: ComponentDefinition) -> Iterator[Expr
             dumped = fragments.model_dump(by_alias=True)
             for field in _FRAGMENT_FIELDS:
                 yield from site(
-                    f"specDefinition.fragmentedPodSpecDefinition.{field}", dumped[field], Role.SPEC_WRITE
+                    f"specDefinition.fragmentedPodSpecDefinition.{field}",
+                    dumped[field],
+                    Role.SPEC_WRITE,
                 )
     scale = component.scale_definition
     if scale is not None:
@@ -114,10 +118,14 @@ def _component_sites(base: str, component: ComponentDefinition) -> Iterator[Expr
     status = component.status_definition
     if status is not None:
         if status.phase_definition is not None:
-            yield from site("statusDefinition.phaseDefinition.path", status.phase_definition.path, Role.OBJECT)
+            yield from site(
+                "statusDefinition.phaseDefinition.path", status.phase_definition.path, Role.OBJECT
+            )
         if status.conditions_definition is not None:
             yield from site(
-                "statusDefinition.conditionsDefinition.path", status.conditions_definition.path, Role.OBJECT
+                "statusDefinition.conditionsDefinition.path",
+                status.conditions_definition.path,
+                Role.OBJECT,
             )
         for state, matchers in status.status_mappings.entries():
             for mi, matcher in enumerate(matchers):
@@ -129,6 +137,11 @@ def _component_sites(base: str, component: ComponentDefinition) -> Iterator[Expr
                     )
     suspend = component.suspend_definition
     if suspend is not None:
-        for label, actions in (("suspendActions", suspend.suspend_actions), ("resumeActions", suspend.resume_actions)):
+        for label, actions in (
+            ("suspendActions", suspend.suspend_actions),
+            ("resumeActions", suspend.resume_actions),
+        ):
             for ai, action in enumerate(actions):
-                yield from site(f"suspendDefinition.{label}[{ai}].path", action.path, Role.SUSPEND_WRITE)
+                yield from site(
+                    f"suspendDefinition.{label}[{ai}].path", action.path, Role.SUSPEND_WRITE
+                )

@@ -18,4 +18,8 @@ class GroupVersionKind(DefinitionModel):
         return f"{self.group}/{self.version}" if self.group else self.version
 
     def __str__(self) -> str:
-        return f"{self.kind}.{self.version}.{self.group}" if self.group else f"{self.kind}.{self.version}"
+        return (
+            f"{self.kind}.{self.version}.{self.group}"
+            if self.group
+            else f"{self.kind}.{self.version}"
+        )

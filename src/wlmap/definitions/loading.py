@@ -62,7 +62,9 @@ def definition_from_mapping(
     return definition
 
 
-def parse_definitions(text: str, origin: str = "<text>", *, validate: bool = True) -> list[Definition]:
+def parse_definitions(
+    text: str, origin: str = "<text>", *, validate: bool = True
+) -> list[Definition]:
     """Every definition in a YAML/JSON text (multi-document and List objects allowed).
 
     Documents of other kinds are an error: a definitions file holds definitions only.

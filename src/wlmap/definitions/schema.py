@@ -46,30 +46,43 @@ def crd_manifest() -> dict[str, Any]:
                 "shortNames": ["wlm"],
             },
             "scope": "Cluster",
-            "versions": [{
-                "name": version,
-                "served": True,
-                "storage": True,
-                "subresources": {"status": {}},
-                "additionalPrinterColumns": [
-                    {"name": "Kind", "type": "string",
-                     "jsonPath": ".spec.structureDefinition.rootComponent.kind.kind"},
-                    {"name": "Group", "type": "string",
-                     "jsonPath": ".spec.structureDefinition.rootComponent.kind.group"},
-                    {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
-                ],
-                "schema": {"openAPIV3Schema": {
-                    "type": "object",
-                    "required": ["spec"],
-                    "properties": {
-                        "apiVersion": {"type": "string"},
-                        "kind": {"type": "string"},
-                        "metadata": {"type": "object"},
-                        "spec": spec_schema,
-                        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+            "versions": [
+                {
+                    "name": version,
+                    "served": True,
+                    "storage": True,
+                    "subresources": {"status": {}},
+                    "additionalPrinterColumns": [
+                        {
+                            "name": "Kind",
+                            "type": "string",
+                            "jsonPath": ".spec.structureDefinition.rootComponent.kind.kind",
+                        },
+                        {
+                            "name": "Group",
+                            "type": "string",
+                            "jsonPath": ".spec.structureDefinition.rootComponent.kind.group",
+                        },
+                        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+                    ],
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "required": ["spec"],
+                            "properties": {
+                                "apiVersion": {"type": "string"},
+                                "kind": {"type": "string"},
+                                "metadata": {"type": "object"},
+                                "spec": spec_schema,
+                                "status": {
+                                    "type": "object",
+                                    "x-kubernetes-preserve-unknown-fields": True,
+                                },
+                            },
+                        }
                     },
-                }},
-            }],
+                }
+            ],
         },
     }
 
@@ -94,10 +107,10 @@ def _structural(node: Any) -> Any:
         if len(kept) == 1:
             merged = {k: v for k, v in node.items() if k != "anyOf"}
             merged.update(kept[0])
-            out = _structural(merged)
+            single: dict[str, Any] = _structural(merged)
             if len(kept) < len(options) and "default" not in node:
-                out["nullable"] = True
-            return out
+                single["nullable"] = True
+            return single
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key in ("title", "$schema"):

@@ -1,0 +1,196 @@
+"""A definition prepared for fast repeated use: programs compiled, the tree indexed."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from wlmap import jq
+from wlmap.definitions import Definition, Role, expression_sites
+from wlmap.definitions.structure import ComponentDefinition
+from wlmap.errors import ExpressionError
+
+_DEFAULT_ENGINE: jq.Engine | None = None
+
+
+def default_engine() -> jq.Engine:
+    """The shared in-process engine used for trusted definitions (catalog and local files)."""
+    global _DEFAULT_ENGINE  # noqa: PLW0603 - a process-wide compile cache
+    if _DEFAULT_ENGINE is None:
+        _DEFAULT_ENGINE = jq.Engine()
+    return _DEFAULT_ENGINE
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A compiled expression that knows where it sits in its definition."""
+
+    program: jq.Program
+    definition: str
+    component: str | None
+    field: str
+
+    @property
+    def text(self) -> str:
+        """The jq source."""
+        return self.program.text
+
+    def all(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[Any]:
+        """Every output; failures name the definition, component and field."""
+        try:
+            return self.program.all(value, variables)
+        except ExpressionError as exc:
+            raise exc.located(
+                definition=self.definition, component=self.component, field=self.field
+            ) from exc
+
+    def first(self, value: Any, variables: Mapping[str, Any] | None = None) -> Any:
+        """The first output, or None when there is none."""
+        try:
+            return self.program.first(value, variables)
+        except ExpressionError as exc:
+            raise exc.located(
+                definition=self.definition, component=self.component, field=self.field
+            ) from exc
+
+    def paths(
+        self, value: Any, variables: Mapping[str, Any] | None = None
+    ) -> list[list[str | int]]:
+        """The paths the expression designates in ``value`` (for writes)."""
+        try:
+            return self.program.paths(value, variables)
+        except ExpressionError as exc:
+            raise exc.located(
+                definition=self.definition, component=self.component, field=self.field
+            ) from exc
+
+
+@dataclass(frozen=True)
+class CompiledDefinition:
+    """A definition with every expression compiled and its component tree indexed.
+
+    Build one with :func:`compile_definition` and reuse it for every object of its kind.
+    """
+
+    definition: Definition
+    exprs: Mapping[str, Expr]
+    components: Mapping[str, ComponentDefinition]
+    parent: Mapping[str, str | None]
+    children: Mapping[str, tuple[str, ...]]
+    depth: Mapping[str, int]
+    order: tuple[str, ...]
+    pod_bearing: tuple[str, ...] = field(default=())
+
+    @property
+    def name(self) -> str:
+        """The definition's name."""
+        return self.definition.name
+
+    def expr(self, path: str) -> Expr | None:
+        """The compiled expression at a definition field path, if that field is set."""
+        return self.exprs.get(path)
+
+    def ancestors(self, name: str) -> list[str]:
+        """The component's ancestors, nearest first."""
+        out = []
+        current = self.parent.get(name)
+        while current is not None:
+            out.append(current)
+            current = self.parent.get(current)
+        return out
+
+    def subtree(self, name: str) -> list[str]:
+        """The component and its descendants, in definition order."""
+        found = {name}
+        for candidate in self.order:
+            if any(a in found for a in self.ancestors(candidate)):
+                found.add(candidate)
+        return [n for n in self.order if n in found]
+
+
+def compile_definition(
+    definition: Definition, engine: jq.Engine | None = None
+) -> CompiledDefinition:
+    """Compile every expression of a (validated) definition and index its tree.
+
+    Raises:
+        ExpressionError: an expression does not compile (it names where it is).
+    """
+    engine = engine or default_engine()
+    exprs: dict[str, Expr] = {}
+    for site in expression_sites(definition):
+        try:
+            program = engine.compile(site.text)
+        except ExpressionError as exc:
+            raise exc.located(
+                definition=definition.name, component=site.component, field=site.path
+            ) from exc
+        exprs[site.path] = Expr(program, definition.name, site.component, site.path)
+    components = {c.name: c for c in definition.components()}
+    parent = {c.name: c.owner_ref for c in definition.components()}
+    parent[definition.root.name] = None
+    children: dict[str, list[str]] = {name: [] for name in components}
+    for name, owner in parent.items():
+        if owner is not None and owner in children:
+            children[owner].append(name)
+    depth = {}
+    for name in components:
+        level, current = 0, parent.get(name)
+        while current is not None and level <= len(components):
+            level, current = level + 1, parent.get(current)
+        depth[name] = level
+    return CompiledDefinition(
+        definition=definition,
+        exprs=exprs,
+        components=components,
+        parent=parent,
+        children={k: tuple(v) for k, v in children.items()},
+        depth=depth,
+        order=tuple(components),
+        pod_bearing=tuple(c.name for c in definition.components() if c.spec_definition is not None),
+    )
+
+
+def component_base(compiled: CompiledDefinition, name: str) -> str:
+    """The field path prefix of a component (matches the keys of ``exprs``)."""
+    definition = compiled.definition
+    structure = definition.spec.structure_definition
+    if name == structure.root_component.name:
+        return "spec.structureDefinition.rootComponent"
+    index = next(i for i, c in enumerate(structure.child_components) if c.name == name)
+    return f"spec.structureDefinition.childComponents[{index}]"
+
+
+_CACHE: OrderedDict[int, tuple[Definition, CompiledDefinition]] = OrderedDict()
+_CACHE_SIZE = 512
+
+
+def prepare(
+    definition: Definition | CompiledDefinition, engine: jq.Engine | None = None
+) -> CompiledDefinition:
+    """The compiled form of a definition, compiled once and cached per definition object."""
+    if isinstance(definition, CompiledDefinition):
+        return definition
+    if engine is not None:
+        return compile_definition(definition, engine)
+    hit = _CACHE.get(id(definition))
+    if hit is not None and hit[0] is definition:
+        _CACHE.move_to_end(id(definition))
+        return hit[1]
+    compiled = compile_definition(definition)
+    _CACHE[id(definition)] = (definition, compiled)
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return compiled
+
+
+__all__ = [
+    "CompiledDefinition",
+    "Expr",
+    "Role",
+    "compile_definition",
+    "component_base",
+    "default_engine",
+]

@@ -1,0 +1,100 @@
+"""Desired and minimum pod counts, multiplied through nested components."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from wlmap.workload.compiled import CompiledDefinition
+from wlmap.workload.structure import Instance, Scale
+
+Key = tuple[str, str | None]
+
+
+@dataclass(frozen=True)
+class PodCount:
+    """Pods one component instance asks for across the whole workload."""
+
+    desired: int
+    minimum: int
+
+
+def count_pods(
+    compiled: CompiledDefinition, instances: Mapping[str, list[Instance]]
+) -> dict[Key, PodCount]:
+    """Pods per pod-bearing component instance: own replicas times every ancestor's.
+
+    An ancestor with several instances contributes the instance whose id equals this
+    instance's id when there is one (children keyed like their parent), else the sum over
+    its instances (children not scoped per parent instance).
+    """
+    counts: dict[Key, PodCount] = {}
+    for name in compiled.pod_bearing:
+        ancestors = compiled.ancestors(name)
+        for instance in instances.get(name, []):
+            desired, minimum = instance.scale.desired, instance.scale.minimum
+            for ancestor in ancestors:
+                d, m = _factor(instances.get(ancestor, []), instance.instance)
+                desired, minimum = desired * d, minimum * m
+            counts[(name, instance.instance)] = PodCount(desired, minimum)
+    return counts
+
+
+def _factor(parents: list[Instance], instance_id: str | None) -> tuple[int, int]:
+    if not parents:
+        return 0, 0
+    if len(parents) == 1:
+        return parents[0].scale.desired, parents[0].scale.minimum
+    for parent in parents:
+        if parent.instance == instance_id:
+            return parent.scale.desired, parent.scale.minimum
+    return sum(p.scale.desired for p in parents), sum(p.scale.minimum for p in parents)
+
+
+def subtree_minimum(
+    compiled: CompiledDefinition,
+    instances: Mapping[str, list[Instance]],
+    component: str,
+    instance_id: str | None = None,
+    *,
+    per_unit: bool = False,
+) -> int:
+    """Minimum pods of a component's subtree, counted from the component down.
+
+    Own minimum (minReplicas, else replicas) times the children's sum; a component with
+    no children counts its own minimum; a pod-bearing component without a count counts 1
+    per instance; a grouping component without a count passes its children's sum through;
+    an explicit zero stays zero.
+    ``instance_id`` narrows the top component to one instance; ``per_unit`` counts one
+    replica of the top component (a gang per replica, as LeaderWorkerSet groups are).
+    """
+    chosen = instances.get(component, [])
+    if instance_id is not None:
+        chosen = [i for i in chosen if i.instance == instance_id]
+    has_children = bool(compiled.children.get(component))
+    children = sum(
+        subtree_minimum(compiled, instances, c) for c in compiled.children.get(component, ())
+    )
+    bears_pods = component in compiled.pod_bearing
+    total = 0
+    for item in chosen:
+        own = _own_minimum(item.scale, bears_pods)
+        if per_unit:
+            own = None if has_children else min(own or 0, 1)
+        if own is None:
+            total += children
+        elif has_children:
+            total += own * children
+        else:
+            total += own
+    return total
+
+
+def _own_minimum(scale: Scale, bears_pods: bool) -> int | None:
+    """minReplicas, else replicas; a pod-bearing component without either counts 1, a
+    grouping component without either passes its children through (None). Zero is zero."""
+    if scale.min_replicas is not None:
+        return scale.min_replicas
+    if scale.replicas is not None:
+        return scale.replicas
+    return 1 if bears_pods else None

@@ -1,0 +1,217 @@
+"""Gang groups: which pods must be scheduled together, and how many at least."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from wlmap.definitions.gang import LegacyPodGroup, PodGroupDefinition, PodGroupMember, Topology
+from wlmap.errors import ExpressionError
+from wlmap.workload._issues import Issues
+from wlmap.workload.compiled import CompiledDefinition
+from wlmap.workload.counts import subtree_minimum
+from wlmap.workload.pods import PodPlacement
+from wlmap.workload.structure import Instance
+
+_LEGACY = "spec.optimizationInstructions.gangScheduling.podGroups"
+
+
+@dataclass(frozen=True)
+class GangGroup:
+    """A set of pods that must be placed together (a gang), or a subgroup of one."""
+
+    name: str
+    min_member: int
+    members: tuple[str, ...]
+    pods: tuple[str, ...] | None = None
+    key: tuple[str, ...] | None = None
+    topology: Topology | None = None
+    sub_groups: tuple[GangGroup, ...] = field(default=())
+    source: str = "podGroup"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (an entry of ``gangGroups``)."""
+        return {
+            "name": self.name,
+            "minMember": self.min_member,
+            "members": list(self.members),
+            "pods": list(self.pods) if self.pods is not None else None,
+            "key": list(self.key) if self.key is not None else None,
+            "topology": self.topology.model_dump(exclude_none=True) if self.topology else None,
+            "subGroups": [s.to_dict() for s in self.sub_groups],
+            "source": self.source,
+        }
+
+
+def gang_groups(
+    compiled: CompiledDefinition,
+    instances: Mapping[str, list[Instance]],
+    placements: Sequence[PodPlacement] | None,
+    pods: Sequence[Mapping[str, Any]] | None,
+    issues: Issues,
+) -> list[GangGroup]:
+    """The workload's gang groups: the v2 ``podGroup`` first, then legacy ``podGroups``."""
+    instructions = compiled.definition.spec.optimization_instructions
+    gang = instructions.gang_scheduling if instructions else None
+    if gang is None:
+        return []
+    found: list[GangGroup] = []
+    if gang.pod_group is not None:
+        found.append(_v2_group(compiled, instances, gang.pod_group, placements))
+    for index, group in enumerate(gang.pod_groups or ()):
+        if placements is None or pods is None:
+            found.append(_static_legacy(compiled, instances, group))
+        else:
+            found.extend(
+                _legacy_by_pods(compiled, instances, group, index, placements, pods, issues)
+            )
+    return found
+
+
+def _pods_in(
+    compiled: CompiledDefinition, component: str, placements: Sequence[PodPlacement] | None
+) -> tuple[str, ...] | None:
+    if placements is None:
+        return None
+    subtree = set(compiled.subtree(component))
+    return tuple(p.name for p in placements if p.component in subtree)
+
+
+def _v2_group(
+    compiled: CompiledDefinition,
+    instances: Mapping[str, list[Instance]],
+    definition: PodGroupDefinition,
+    placements: Sequence[PodPlacement] | None,
+) -> GangGroup:
+    root = compiled.definition.root.name
+    subs = tuple(
+        GangGroup(
+            name=sub.component_name,
+            min_member=subtree_minimum(compiled, instances, sub.component_name),
+            members=tuple(
+                n for n in compiled.subtree(sub.component_name) if n in compiled.pod_bearing
+            ),
+            pods=_pods_in(compiled, sub.component_name, placements),
+            topology=sub.topology,
+            source="podGroup",
+        )
+        for sub in definition.sub_groups
+    )
+    minimum = (
+        sum(s.min_member for s in subs) if subs else subtree_minimum(compiled, instances, root)
+    )
+    return GangGroup(
+        name=definition.name,
+        min_member=minimum,
+        members=tuple(n for n in compiled.order if n in compiled.pod_bearing),
+        pods=_pods_in(compiled, root, placements),
+        topology=definition.topology,
+        sub_groups=subs,
+        source="podGroup",
+    )
+
+
+def _static_legacy(
+    compiled: CompiledDefinition, instances: Mapping[str, list[Instance]], group: LegacyPodGroup
+) -> GangGroup:
+    members = tuple(m.component_name for m in group.members)
+    minimum = sum(subtree_minimum(compiled, instances, m) for m in members)
+    return GangGroup(group.name, minimum, members, source="podGroups")
+
+
+def _legacy_by_pods(
+    compiled: CompiledDefinition,
+    instances: Mapping[str, list[Instance]],
+    group: LegacyPodGroup,
+    group_index: int,
+    placements: Sequence[PodPlacement],
+    pods: Sequence[Mapping[str, Any]],
+    issues: Issues,
+) -> list[GangGroup]:
+    gangs: dict[tuple[str, ...], tuple[list[str], int, set[str]]] = {}
+    for placement, pod in zip(placements, pods, strict=True):
+        if placement.component is None:
+            continue
+        try:
+            chosen = _effective_member(compiled, group, group_index, placement.component, pod)
+            if chosen is None:
+                continue
+            member_index, member = chosen
+            key = _keys(compiled, group_index, member_index, member, pod)
+        except ExpressionError as exc:
+            issues.report(exc)
+            continue
+        if key is None:
+            continue
+        narrowed = placement.instance if member.component_name == placement.component else None
+        selector = compiled.components[member.component_name].pod_selector
+        # A gang keyed by the member's own replica key is one replica of it (an LWS group).
+        per_unit = (
+            selector is not None
+            and selector.replica_selector is not None
+            and selector.replica_selector.key_path in member.group_by_key_paths
+        )
+        minimum = subtree_minimum(
+            compiled, instances, member.component_name, narrowed, per_unit=per_unit
+        )
+        names, current, components = gangs.setdefault(key, ([], minimum, set()))
+        names.append(placement.name)
+        components.add(member.component_name)
+        gangs[key] = (names, max(current, minimum), components)
+    return [
+        GangGroup(
+            name="-".join((group.name, *key)),
+            min_member=minimum,
+            members=tuple(n for n in compiled.order if n in components),
+            pods=tuple(names),
+            key=key,
+            source="podGroups",
+        )
+        for key, (names, minimum, components) in sorted(gangs.items())
+    ]
+
+
+def _effective_member(
+    compiled: CompiledDefinition,
+    group: LegacyPodGroup,
+    group_index: int,
+    component: str,
+    pod: Mapping[str, Any],
+) -> tuple[int, PodGroupMember] | None:
+    """The most specific member for a pod's component (itself, then nearest ancestor)."""
+    for candidate in (component, *compiled.ancestors(component)):
+        for index, member in enumerate(group.members):
+            if member.component_name != candidate:
+                continue
+            filters_pass = True
+            for fi in range(len(member.filters)):
+                expr = compiled.expr(f"{_LEGACY}[{group_index}].members[{index}].filters[{fi}]")
+                if expr is None or expr.all(pod) != [True]:
+                    filters_pass = False
+                    break
+            if filters_pass:
+                return index, member
+    return None
+
+
+def _keys(
+    compiled: CompiledDefinition,
+    group_index: int,
+    member_index: int,
+    member: PodGroupMember,
+    pod: Mapping[str, Any],
+) -> tuple[str, ...] | None:
+    keys = []
+    for ki in range(len(member.group_by_key_paths)):
+        expr = compiled.expr(
+            f"{_LEGACY}[{group_index}].members[{member_index}].groupByKeyPaths[{ki}]"
+        )
+        outputs = expr.all(pod) if expr else []
+        if len(outputs) != 1 or outputs[0] in (None, ""):
+            return None
+        value = outputs[0]
+        keys.append(
+            str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+        )
+    return tuple(keys)

@@ -1,0 +1,144 @@
+"""Applying a definition to a workload object (and optionally its pods): the one entry point."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from wlmap.definitions import Definition
+from wlmap.errors import WlmapError
+from wlmap.workload._issues import Issues
+from wlmap.workload.compiled import CompiledDefinition, prepare
+from wlmap.workload.counts import PodCount, count_pods
+from wlmap.workload.gangs import gang_groups
+from wlmap.workload.pods import PodPlacement, attribute_pods
+from wlmap.workload.resources import PodResources, pod_resources
+from wlmap.workload.status import evaluate_status
+from wlmap.workload.structure import Instance, extract_instances
+from wlmap.workload.suspend import SuspendState, suspend_state
+from wlmap.workload.view import ComponentView, WorkloadView
+
+
+def interpret(
+    definition: Definition | CompiledDefinition,
+    obj: Mapping[str, Any],
+    *,
+    pods: Sequence[Mapping[str, Any]] | None = None,
+    claims: Mapping[str, Mapping[str, Any]] | None = None,
+    variables: Mapping[str, Any] | None = None,
+    strict: bool = False,
+) -> WorkloadView:
+    """Build the view of one workload object under its definition.
+
+    Args:
+        definition: the definition (or its compiled form, for repeated use).
+        obj: the workload object as a plain dict.
+        pods: the workload's pods, when known: they are attributed to components and
+            split into gangs.
+        claims: DRA ResourceClaims and ResourceClaimTemplates by name, for GPU counts.
+        variables: values of ``$name`` variables the definition's expressions use.
+        strict: raise the first error instead of recording it in ``warnings``.
+
+    Raises:
+        ExpressionError, WorkloadShapeError: only in strict mode.
+    """
+    compiled = prepare(definition)
+    issues = Issues(strict=strict)
+    instances = extract_instances(compiled, obj, issues, variables)
+    counts = count_pods(compiled, instances)
+    placements = attribute_pods(compiled, instances, pods, issues) if pods is not None else None
+    components = _component_views(compiled, instances, counts, placements, claims, issues)
+    totals = PodResources()
+    for view in components:
+        if view.total is not None:
+            totals = totals.add(view.total)
+    status = evaluate_status(compiled, obj, issues, variables)
+    gangs = gang_groups(compiled, instances, placements, pods, issues)
+    raw_metadata = obj.get("metadata")
+    metadata: Mapping[str, Any] = raw_metadata if isinstance(raw_metadata, Mapping) else {}
+    missing = tuple(
+        (c.name, c.instance)
+        for c in components
+        if placements is not None and c.template is not None and c.pods > 0 and not c.pods_observed
+    )
+    return WorkloadView(
+        api_version=_text(obj.get("apiVersion")),
+        kind=_text(obj.get("kind")),
+        name=_text(metadata.get("name")),
+        namespace=_text(metadata.get("namespace")),
+        definition=compiled.name,
+        phases=status.phases,
+        components=tuple(components),
+        totals=totals,
+        total_pods=sum(c.pods for c in components if c.template is not None),
+        gang_groups=tuple(gangs),
+        explanation=status,
+        suspend=issues.attempt(lambda: suspend_state(compiled, obj), SuspendState(True, None)),
+        pods=tuple(placements) if placements is not None else None,
+        components_without_pods=missing,
+        warnings=tuple(issues.messages()),
+    )
+
+
+def _component_views(
+    compiled: CompiledDefinition,
+    instances: Mapping[str, list[Instance]],
+    counts: Mapping[tuple[str, str | None], PodCount],
+    placements: Sequence[PodPlacement] | None,
+    claims: Mapping[str, Mapping[str, Any]] | None,
+    issues: Issues,
+) -> list[ComponentView]:
+    views = []
+    for name in compiled.order:
+        component = compiled.components[name]
+        kind = component.kind.kind if component.kind else None
+        for instance in instances.get(name, ()):
+            count = counts.get((name, instance.instance), PodCount(0, 0))
+            per_pod: PodResources | None = None
+            total: PodResources | None = None
+            template = instance.template
+            if template is not None:
+                per_pod = _per_pod(template, claims, f"{name}.spec", issues)
+                total = per_pod.scaled(count.desired) if per_pod is not None else None
+            observed = ready = None
+            if placements is not None:
+                mine = [
+                    p for p in placements if p.component == name and p.instance == instance.instance
+                ]
+                observed, ready = len(mine), sum(p.ready for p in mine)
+            views.append(
+                ComponentView(
+                    name=name,
+                    instance=instance.instance,
+                    parent=compiled.parent.get(name),
+                    kind=kind,
+                    replicas=instance.scale.replicas,
+                    min_replicas=instance.scale.min_replicas,
+                    max_replicas=instance.scale.max_replicas,
+                    pods=count.desired if template is not None else 0,
+                    min_pods=count.minimum if template is not None else 0,
+                    template=template,
+                    per_pod=per_pod,
+                    total=total,
+                    pods_observed=observed,
+                    pods_ready=ready,
+                )
+            )
+    return views
+
+
+def _per_pod(
+    template: Mapping[str, Any],
+    claims: Mapping[str, Mapping[str, Any]] | None,
+    where: str,
+    issues: Issues,
+) -> PodResources | None:
+    try:
+        return pod_resources(template["spec"], template["metadata"], claims, where=where)
+    except WlmapError as exc:
+        issues.report(exc)
+        return None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,91 @@
+"""Native suspend and resume: the current state and the patch that changes it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from wlmap.definitions import Definition
+from wlmap.errors import ExpressionError, WriteBackError
+from wlmap.workload._jsonpatch import PatchBuilder, lookup
+from wlmap.workload.compiled import CompiledDefinition, component_base, prepare
+from wlmap.workload.patches import Patch
+
+
+@dataclass(frozen=True)
+class SuspendState:
+    """Whether the workload supports native suspend, and whether it is suspended now."""
+
+    supported: bool
+    suspended: bool | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"supported": self.supported, "suspended": self.suspended}
+
+
+def _suspendable(compiled: CompiledDefinition) -> list[str]:
+    return [n for n in compiled.order if compiled.components[n].suspend_definition is not None]
+
+
+def suspend_state(compiled: CompiledDefinition, obj: Mapping[str, Any]) -> SuspendState:
+    """Suspended when every suspend action's target already holds its suspend value."""
+    names = _suspendable(compiled)
+    if not names:
+        return SuspendState(False, None)
+    for name in names:
+        definition = compiled.components[name].suspend_definition
+        assert definition is not None
+        base = component_base(compiled, name)
+        for index, action in enumerate(definition.suspend_actions):
+            expr = compiled.expr(f"{base}.suspendDefinition.suspendActions[{index}].path")
+            assert expr is not None
+            try:
+                paths = expr.paths(obj)
+            except ExpressionError:
+                return SuspendState(True, None)
+            wanted = json.loads(action.value)
+            if not paths or any(lookup(obj, p) != wanted for p in paths):
+                return SuspendState(True, False)
+    return SuspendState(True, True)
+
+
+def suspend_patch(
+    definition: Definition | CompiledDefinition, obj: Mapping[str, Any], *, resume: bool = False
+) -> Patch:
+    """The patch that suspends (or resumes) the workload.
+
+    Suspend writes children before the root, resume writes the root first, each
+    component's actions in order (later actions may overwrite earlier ones).
+
+    Raises:
+        WriteBackError: the definition has no suspendDefinition, or a path is not writable.
+    """
+    compiled = prepare(definition)
+    names = _suspendable(compiled)
+    if not names:
+        raise WriteBackError(f"{compiled.name}: this workload kind has no native suspend")
+    ordered = sorted(names, key=lambda n: compiled.depth[n], reverse=not resume)
+    builder = PatchBuilder(obj)
+    label = "resumeActions" if resume else "suspendActions"
+    for name in ordered:
+        suspend = compiled.components[name].suspend_definition
+        assert suspend is not None
+        actions = suspend.resume_actions if resume else suspend.suspend_actions
+        for index, action in enumerate(actions):
+            expr = compiled.expr(
+                f"{component_base(compiled, name)}.suspendDefinition.{label}[{index}].path"
+            )
+            assert expr is not None
+            try:
+                paths = expr.paths(builder.doc)
+            except ExpressionError as exc:
+                raise WriteBackError(f"{compiled.name}: component {name!r}: {exc.reason}") from exc
+            for path in paths:
+                try:
+                    builder.set(list(path), json.loads(action.value))
+                except ValueError as exc:
+                    raise WriteBackError(f"{compiled.name}: component {name!r}: {exc}") from exc
+    return Patch(builder.ops, builder.merge_patch(), builder.doc)

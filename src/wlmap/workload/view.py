@@ -1,0 +1,118 @@
+"""The workload view: one model of a workload that every renderer and consumer reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from wlmap.workload.gangs import GangGroup
+from wlmap.workload.pods import PodPlacement
+from wlmap.workload.quantity import quantity_to_number
+from wlmap.workload.resources import PodResources
+from wlmap.workload.status import StatusReport
+from wlmap.workload.suspend import SuspendState
+
+
+@dataclass(frozen=True)
+class ComponentView:
+    """One component instance: its place in the tree, scale, pods and resources."""
+
+    name: str
+    instance: str | None
+    parent: str | None
+    kind: str | None
+    replicas: int | None
+    min_replicas: int | None
+    max_replicas: int | None
+    pods: int
+    min_pods: int
+    template: dict[str, Any] | None
+    per_pod: PodResources | None
+    total: PodResources | None
+    pods_observed: int | None = None
+    pods_ready: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """An entry of ``components`` in the JSON contract."""
+        per_pod = self.per_pod.to_dict() if self.per_pod else None
+        total = self.total.to_dict() if self.total else None
+        return {
+            "name": self.name,
+            "instance": self.instance,
+            "parent": self.parent,
+            "kind": self.kind,
+            "replicas": self.replicas,
+            "minReplicas": self.min_replicas,
+            "maxReplicas": self.max_replicas,
+            "pods": self.pods,
+            "minPods": self.min_pods,
+            "hasPodTemplate": self.template is not None,
+            "resources": {
+                "perPod": per_pod["requests"] if per_pod else {},
+                "total": total["requests"] if total else {},
+            },
+            "gpus": total["totalGpus"] if total else 0,
+            "gpusPerPod": per_pod["totalGpus"] if per_pod else 0,
+            "mig": total["mig"] if total else {},
+            "unresolvedClaims": per_pod["unresolvedClaims"] if per_pod else [],
+            "podsObserved": self.pods_observed,
+            "podsReady": self.pods_ready,
+        }
+
+
+@dataclass(frozen=True)
+class WorkloadView:
+    """Everything wlmap knows about one workload object under its definition."""
+
+    api_version: str | None
+    kind: str | None
+    name: str | None
+    namespace: str | None
+    definition: str
+    phases: tuple[str, ...]
+    components: tuple[ComponentView, ...]
+    totals: PodResources
+    total_pods: int
+    gang_groups: tuple[GangGroup, ...]
+    explanation: StatusReport
+    suspend: SuspendState
+    pods: tuple[PodPlacement, ...] | None
+    components_without_pods: tuple[tuple[str, str | None], ...]
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract (see docs/json-output.md)."""
+        totals = self.totals.to_dict()
+        requests = totals["requests"]
+        unclaimed = [p.to_dict() for p in self.pods or () if p.component is None]
+        return {
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "name": self.name,
+            "namespace": self.namespace,
+            "definition": self.definition,
+            "phases": list(self.phases),
+            "components": [c.to_dict() for c in self.components],
+            "totals": {
+                "pods": self.total_pods,
+                "gpus": totals["totalGpus"],
+                "cpu": requests.get("cpu", 0),
+                "memory": requests.get("memory", 0),
+                "mig": totals["mig"],
+                "resources": requests,
+            },
+            "gangGroups": [g.to_dict() for g in self.gang_groups],
+            "explanation": self.explanation.to_dict(),
+            "suspend": self.suspend.to_dict(),
+            "pods": [p.to_dict() for p in self.pods] if self.pods is not None else None,
+            "unclaimedPods": unclaimed,
+            "componentsWithoutPods": [
+                {"component": c, "instance": i} for c, i in self.components_without_pods
+            ],
+            "warnings": list(self.warnings),
+        }
+
+
+def number(resource: str, value: Any) -> int | float:
+    """A resource amount as a JSON number (exposed for renderers)."""
+    return quantity_to_number(resource, value)

@@ -1,0 +1,70 @@
+"""Gang groups: v2 podGroup with subgroups and topology; legacy podGroups split over pods."""
+
+from __future__ import annotations
+
+from tests.corpus import corpus_object
+from tests.unit.workload.definitions import JOBSET, LWS
+from tests.unit.workload.podfactory import make_pod
+from tests.unit.workload.test_pods import LWS_GROUP, LWS_WORKER, jobset_pods
+from wlmap.catalog import builtin_registry
+from wlmap.workload import interpret
+
+
+def test_v2_group_minimum_comes_from_scale_and_topology_is_carried() -> None:
+    obj = corpus_object("jobset/tpu-multislice-v6e-jax.yaml", "JobSet")
+    view = interpret(JOBSET, obj, strict=True)
+    group = next(g for g in view.gang_groups if g.source == "podGroup")
+    # one replicated job "slice": 2 replicas x parallelism 4
+    assert group.min_member == 8
+    [sub] = group.sub_groups
+    assert (sub.name, sub.min_member) == ("replicatedJob", 8)
+    assert group.topology is not None and group.topology.required_topology_level == "rack"
+    assert sub.topology is not None and sub.topology.preferred_topology_level == "host"
+    assert group.pods is None  # no pods given
+
+
+def test_legacy_groups_without_pods_are_listed_per_definition() -> None:
+    obj = corpus_object("jobset/tpu-multislice-v6e-jax.yaml", "JobSet")
+    view = interpret(JOBSET, obj, strict=True)
+    legacy = [g for g in view.gang_groups if g.source == "podGroups"]
+    assert [(g.name, g.min_member, g.members, g.key) for g in legacy] == [
+        ("per-job", 8, ("replicatedJob",), None)
+    ]
+
+
+def test_legacy_groups_over_pods_use_keys() -> None:
+    obj = corpus_object("jobset/tpu-multislice-v6e-jax.yaml", "JobSet")
+    pods = jobset_pods(obj)
+    view = interpret(JOBSET, obj, pods=pods, strict=True)
+    legacy = [g for g in view.gang_groups if g.source == "podGroups"]
+    assert [(g.name, g.key, g.min_member, len(g.pods or ())) for g in legacy] == [
+        ("per-job-slice", ("slice",), 8, 8)
+    ]
+
+
+def test_one_gang_per_replicated_unit() -> None:
+    obj = corpus_object("lws-leaderworkerset/vllm-gpu.yaml", "LeaderWorkerSet")
+    template = obj["spec"]["leaderWorkerTemplate"]
+    pods = [
+        make_pod(
+            f"vllm-{g}-{w}",
+            template["leaderTemplate" if w == 0 else "workerTemplate"],
+            {LWS_GROUP: str(g), LWS_WORKER: str(w)},
+        )
+        for g in range(2)
+        for w in range(2)
+    ]
+    view = interpret(LWS, obj, pods=pods, strict=True)
+    # each LWS group is its own gang of size 2 (a leader and size-1 = 1 worker)
+    assert [(g.name, g.min_member, g.pods) for g in view.gang_groups] == [
+        ("group-0", 2, ("vllm-0-0", "vllm-0-1")),
+        ("group-1", 2, ("vllm-1-0", "vllm-1-1")),
+    ]
+
+
+def test_explicit_zero_replicas_stay_zero_in_the_gang() -> None:
+    obj = corpus_object("ray-raycluster/autoscaler.yaml", "RayCluster")
+    assert obj["spec"]["workerGroupSpecs"][0]["minReplicas"] == 0
+    view = interpret(builtin_registry().for_object(obj), obj, strict=True)
+    # the head alone: the worker group may scale to zero, so it adds nothing to the gang
+    assert [g.min_member for g in view.gang_groups] == [1, 1]
