@@ -1,0 +1,5 @@
+"""The ``wlmap`` command line."""
+
+from wlmap.cli.main import main
+
+__all__ = ["main"]
