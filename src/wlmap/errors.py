@@ -103,7 +103,11 @@ class ExpressionError(WlmapError):
         return f"{head}jq expression {self.expression!r}: {self.reason}"
 
     def located(
-        self, *, definition: str | None = None, component: str | None = None, field: str | None = None
+        self,
+        *,
+        definition: str | None = None,
+        component: str | None = None,
+        field: str | None = None,
     ) -> ExpressionError:
         """Return a copy of this error with its location filled in (existing parts kept)."""
         clone = type(self)(
