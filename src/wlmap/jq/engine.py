@@ -137,18 +137,29 @@ class Program:
         self._path_problems: list[str] | None = None
         self._path_step: Step | None = None
 
-    def all(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[Any]:
+    def all(
+        self, value: Any, variables: Mapping[str, Any] | None = None, *, shared: bool = False
+    ) -> list[Any]:
         """Every output of the program for ``value``.
+
+        Args:
+            value: the input.
+            variables: values of ``$name`` variables, by name without ``$``.
+            shared: allow outputs to share structure with ``value`` (no copy) for callers
+                that only read them; integral floats nested inside shared outputs are not
+                turned into ints the way libjq's results are.
 
         Raises:
             ExpressionError: jq reported an error (its message is kept).
             LimitExceededError: an output, input-size or time limit was hit.
         """
-        return self._evaluate(value, variables, first=False)
+        return self._evaluate(value, variables, first=False, shared=shared)
 
-    def first(self, value: Any, variables: Mapping[str, Any] | None = None) -> Any:
+    def first(
+        self, value: Any, variables: Mapping[str, Any] | None = None, *, shared: bool = False
+    ) -> Any:
         """The first output, or None when there is none."""
-        outputs = self._evaluate(value, variables, first=True)
+        outputs = self._evaluate(value, variables, first=True, shared=shared)
         return outputs[0] if outputs else None
 
     def paths(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[list[Any]]:
@@ -180,29 +191,49 @@ class Program:
         return list(found[0]) if found else []
 
     def _variables(self, variables: Mapping[str, Any] | None) -> dict[str, Any]:
+        if not variables and not self.variables:
+            return {}
         given = dict(variables or {})
         missing = [name for name in self.variables if name not in given]
         if missing:
             raise ExpressionError(f"${missing[0]} is not defined", self.text)
         return given
 
-    def _evaluate(self, value: Any, variables: Mapping[str, Any] | None, first: bool) -> list[Any]:
+    def _evaluate(
+        self, value: Any, variables: Mapping[str, Any] | None, first: bool, shared: bool = False
+    ) -> list[Any]:
         given = self._variables(variables)
         if self._code is not None:
             try:
-                return self._native(value, given, first)
+                return self._native(value, given, first, shared)
             except (Unsupported, RecursionError):
                 pass
         return self._engine._libjq(self, self.text, value, given, first)
 
-    def _native(self, value: Any, variables: dict[str, Any], first: bool) -> list[Any]:
+    def _native(
+        self, value: Any, variables: dict[str, Any], first: bool, shared: bool = False
+    ) -> list[Any]:
         assert self._code is not None
         limits = self._engine.limits
         env = Env(variables, Ctl(time.monotonic() + limits.timeout_seconds))
+        one = self._code.one
+        if one is not None:  # exactly one output: no generator machinery
+            try:
+                out = one(value, env)
+            except JqError as err:
+                raise ExpressionError(error_message(err.value), self.text) from None
+            except LimitHit as err:
+                raise LimitExceededError(str(err), self.text) from None
+            if shared:
+                return [int(out) if type(out) is float and out.is_integer() else out]
+            return [fresh(out)]
         outputs: list[Any] = []
         try:
             for out in self._code.gen(value, env):
-                outputs.append(fresh(out))
+                if shared:
+                    outputs.append(int(out) if type(out) is float and out.is_integer() else out)
+                else:
+                    outputs.append(fresh(out))
                 if first:
                     break
                 if len(outputs) > limits.max_outputs:

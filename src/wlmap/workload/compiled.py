@@ -9,6 +9,7 @@ from typing import Any
 
 from wlmap import jq
 from wlmap.definitions import Definition, Role, expression_sites
+from wlmap.definitions.expressions import component_path
 from wlmap.definitions.structure import ComponentDefinition
 from wlmap.errors import ExpressionError
 
@@ -25,7 +26,11 @@ def default_engine() -> jq.Engine:
 
 @dataclass(frozen=True)
 class Expr:
-    """A compiled expression that knows where it sits in its definition."""
+    """A compiled expression that knows where it sits in its definition.
+
+    Outputs share structure with the evaluated object (nothing is copied): wlmap only
+    reads them, and views built from them must be treated as read-only.
+    """
 
     program: jq.Program
     definition: str
@@ -40,7 +45,7 @@ class Expr:
     def all(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[Any]:
         """Every output; failures name the definition, component and field."""
         try:
-            return self.program.all(value, variables)
+            return self.program.all(value, variables, shared=True)
         except ExpressionError as exc:
             raise exc.located(
                 definition=self.definition, component=self.component, field=self.field
@@ -49,7 +54,7 @@ class Expr:
     def first(self, value: Any, variables: Mapping[str, Any] | None = None) -> Any:
         """The first output, or None when there is none."""
         try:
-            return self.program.first(value, variables)
+            return self.program.first(value, variables, shared=True)
         except ExpressionError as exc:
             raise exc.located(
                 definition=self.definition, component=self.component, field=self.field
@@ -82,6 +87,7 @@ class CompiledDefinition:
     depth: Mapping[str, int]
     order: tuple[str, ...]
     pod_bearing: tuple[str, ...] = field(default=())
+    bases: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -150,17 +156,13 @@ def compile_definition(
         depth=depth,
         order=tuple(components),
         pod_bearing=tuple(c.name for c in definition.components() if c.spec_definition is not None),
+        bases={c.name: component_path(definition, c) for c in definition.components()},
     )
 
 
 def component_base(compiled: CompiledDefinition, name: str) -> str:
     """The field path prefix of a component (matches the keys of ``exprs``)."""
-    definition = compiled.definition
-    structure = definition.spec.structure_definition
-    if name == structure.root_component.name:
-        return "spec.structureDefinition.rootComponent"
-    index = next(i for i, c in enumerate(structure.child_components) if c.name == name)
-    return f"spec.structureDefinition.childComponents[{index}]"
+    return compiled.bases[name]
 
 
 _CACHE: OrderedDict[int, tuple[Definition, CompiledDefinition]] = OrderedDict()

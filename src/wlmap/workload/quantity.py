@@ -11,6 +11,7 @@ without rounding.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 import re
 from decimal import Decimal
 from fractions import Fraction
@@ -72,9 +73,18 @@ def parse_quantity(value: object, where: str = "") -> Fraction:
         return Fraction(repr(value) if isinstance(value, float) else value)
     if not isinstance(value, str):
         raise _invalid(value, where)
+    parsed = _parse_text(value)
+    if isinstance(parsed, str):
+        raise _invalid(value, where, parsed)
+    return parsed
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(value: str) -> Fraction | str:
+    """A quantity string's amount, or the reason it is invalid (cached: specs repeat values)."""
     match = _QUANTITY.fullmatch(value)
     if match is None or not (match["int"] or match["frac"]):
-        raise _invalid(value, where)
+        return _EXPECTED
     digits = match["int"] + (match["frac"] or "")
     scale = -len(match["frac"] or "")
     amount = Fraction(int(digits))
@@ -84,7 +94,7 @@ def parse_quantity(value: object, where: str = "") -> Fraction:
     else:
         exponent = _DECIMAL[suffix] if suffix in _DECIMAL else int(suffix[1:] or 0)
         if abs(exponent) > _MAX_EXPONENT:
-            raise _invalid(value, where, f"exponent {exponent} is out of range")
+            return f"exponent {exponent} is out of range"
         scale += exponent
     amount *= Fraction(10) ** scale
     return -amount if match["sign"] == "-" else amount

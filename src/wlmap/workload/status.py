@@ -5,9 +5,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
-from wlmap.definitions.status import GenericStatus, StatusDefinition, StatusMatcher
+from wlmap.definitions.status import (
+    ConditionMatcher,
+    GenericStatus,
+    StatusDefinition,
+    StatusMatcher,
+)
 from wlmap.workload._issues import Issues
 from wlmap.workload.compiled import CompiledDefinition
 
@@ -99,13 +105,9 @@ def evaluate_status(
     conditions = _conditions(compiled, definition, obj, issues, variables)
     by_type = {c["type"]: c for c in conditions if "type" in c}
     results = []
-    for status, matchers in definition.status_mappings.entries():
-        for index, matcher in enumerate(matchers):
-            field = (
-                f"{_BASE}.statusMappings.{status.value.lower()}[{index}].byExpression.expression"
-            )
-            evidence = _check(matcher, phase, by_type, compiled, field, obj, issues, variables)
-            results.append(MatcherResult(status, index, evidence))
+    for status, index, matcher, field in _plan(definition):
+        evidence = _check(matcher, phase, by_type, compiled, field, obj, issues, variables)
+        results.append(MatcherResult(status, index, evidence))
     matched = tuple(r for r in results if r.matched)
     phases = tuple(dict.fromkeys(r.status.value for r in matched))
     if phases:
@@ -186,8 +188,7 @@ def _check(
             and (expected.status is None or found.get("status") == expected.status)
             and (expected.reason is None or found.get("reason") == expected.reason)
         )
-        wanted = expected.model_dump(exclude_none=True)
-        evidence.append(Evidence("condition", wanted, found, holds))
+        evidence.append(Evidence("condition", _wanted(expected), found, holds))
     if matcher.by_expression is not None:
         outputs = issues.outputs(compiled.expr(field), obj, variables)
         result = _text(outputs[0]) if outputs and outputs[0] is not None else None
@@ -201,8 +202,36 @@ def _check(
     return tuple(evidence)
 
 
+@lru_cache(maxsize=256)
+def _plan(
+    definition: StatusDefinition,
+) -> tuple[tuple[GenericStatus, int, StatusMatcher, str], ...]:
+    """Every matcher with the field path of its expression, in evaluation order."""
+    return tuple(
+        (
+            status,
+            index,
+            matcher,
+            f"{_BASE}.statusMappings.{status.value.lower()}[{index}].byExpression.expression",
+        )
+        for status, matchers in definition.status_mappings.entries()
+        for index, matcher in enumerate(matchers)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _wanted(expected: ConditionMatcher) -> dict[str, Any]:
+    return expected.model_dump(exclude_none=True)
+
+
 def _text(value: Any) -> str:
     """jq's ``tostring``: strings as they are, anything else as compact JSON."""
     if isinstance(value, str):
         return value
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is int:
+        return str(value)
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

@@ -112,7 +112,7 @@ def _component_instances(
         )
 
     templates = _templates(component, column, len(ids))
-    scales = _scales(component, column, compiled.name, issues)
+    scales = _scales(component, column, compiled.name, issues, len(ids))
     return [
         Instance(component.name, instance_id, templates[i], scales[i])
         for i, instance_id in enumerate(ids)
@@ -146,8 +146,11 @@ def _scales(
     column: Callable[[str], list[Any]],
     definition: str,
     issues: Issues,
+    count: int,
 ) -> list[Scale]:
     fields = ("replicasPath", "minReplicasPath", "maxReplicasPath")
+    if component.scale_definition is None:
+        return [Scale()] * count
     values = [column(f"scaleDefinition.{f}") for f in fields]
     scales = []
     for replicas, minimum, maximum in zip(*values, strict=True):
