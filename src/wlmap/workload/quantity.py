@@ -11,10 +11,10 @@ without rounding.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 import re
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 
 from wlmap.errors import WorkloadShapeError
 
