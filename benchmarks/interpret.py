@@ -32,7 +32,11 @@ def load(kind: str) -> list[dict[str, Any]]:
     objs = []
     for path in sorted((CORPUS / FOLDERS[kind]).glob("*.yaml")):
         for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
-            if isinstance(doc, dict) and doc.get("kind") == kind and isinstance(doc.get("spec"), dict):
+            if (
+                isinstance(doc, dict)
+                and doc.get("kind") == kind
+                and isinstance(doc.get("spec"), dict)
+            ):
                 objs.append(doc)
     return objs
 

@@ -28,10 +28,13 @@ def render_tree(view: WorkloadView, origin: str | None = None) -> str:
         + (f", MIG {dict(totals.mig)}" if totals.mig else "")
     )
     for gang in view.gang_groups:
-        subs = ", ".join(f"{s.name}>={s.min_member}" for s in gang.sub_groups)
+        subs = ", ".join(f"{s.name} >= {s.min_member}" for s in gang.sub_groups)
+        how = "podGroup" if gang.source == "podGroup" else "podGroups"
+        if gang.source != "podGroup" and gang.key is None:
+            how += ", one gang per key once pods exist"
         lines.append(
-            f"Gang {gang.name!r}: at least {gang.min_member} pods of {', '.join(gang.members)}"
-            + (f" (subgroups: {subs})" if subs else "")
+            f"Gang {gang.name} ({how}): at least {gang.min_member} pods of {', '.join(gang.members)}"
+            + (f"; subgroups {subs}" if subs else "")
         )
     lines.extend(f"warning: {w}" for w in view.warnings)
     return "\n".join(lines)

@@ -78,6 +78,13 @@ def _pods_in(
     return tuple(p.name for p in placements if p.component in subtree)
 
 
+def _present(
+    compiled: CompiledDefinition, instances: Mapping[str, list[Instance]], names: Sequence[str]
+) -> tuple[str, ...]:
+    """The pod-bearing components among ``names`` that the object has instances of."""
+    return tuple(n for n in names if n in compiled.pod_bearing and instances.get(n))
+
+
 def _v2_group(
     compiled: CompiledDefinition,
     instances: Mapping[str, list[Instance]],
@@ -89,9 +96,7 @@ def _v2_group(
         GangGroup(
             name=sub.component_name,
             min_member=subtree_minimum(compiled, instances, sub.component_name),
-            members=tuple(
-                n for n in compiled.subtree(sub.component_name) if n in compiled.pod_bearing
-            ),
+            members=_present(compiled, instances, compiled.subtree(sub.component_name)),
             pods=_pods_in(compiled, sub.component_name, placements),
             topology=sub.topology,
             source="podGroup",
@@ -104,7 +109,7 @@ def _v2_group(
     return GangGroup(
         name=definition.name,
         min_member=minimum,
-        members=tuple(n for n in compiled.order if n in compiled.pod_bearing),
+        members=_present(compiled, instances, compiled.order),
         pods=_pods_in(compiled, root, placements),
         topology=definition.topology,
         sub_groups=subs,

@@ -1,0 +1,75 @@
+"""``wlmap describe -f``: the README's output is real, JSON is parseable, errors have exit codes."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from wlmap.cli.main import EXIT_INVALID_DEFINITION, EXIT_MANIFEST, EXIT_NO_DEFINITION, main
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "src" / "wlmap" / "examples"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_readme_example_is_the_real_output(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "describe", "-f", str(EXAMPLES))
+    assert code == 0
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Example (offline)")[1].split("## As a library")[0]
+    blocks = re.findall(r"```\n(.*?)```", section, flags=re.DOTALL)
+    assert len(blocks) == 2
+    for block in blocks:
+        assert block.strip() in out
+
+
+def test_json_keeps_input_order(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "describe", "-f", str(EXAMPLES), "-o", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["count"] == len(data["items"]) == 4
+    kinds = [item["kind"] for item in data["items"]]
+    assert kinds == ["InferenceService", "JobSet", "PyTorchJob", "RayCluster"]  # file-name order
+    assert data["items"][0]["totals"]["gpus"] == 1
+
+
+def test_uncovered_kind_is_reported_and_non_workloads_are_skipped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: ConfigMap\n---\napiVersion: x.io/v1\nkind: Mystery\n"
+    )
+    code, out, err = run(capsys, "describe", "-f", str(manifest))
+    assert code == EXIT_NO_DEFINITION
+    assert "no definition covers Mystery (x.io/v1)" in err
+    assert "ConfigMap" not in err
+    assert out.strip() == ""
+
+
+def test_malformed_manifest_exit_code(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    manifest = tmp_path / "bad.yaml"
+    manifest.write_text("kind: [unclosed\n")
+    code, _, err = run(capsys, "describe", "-f", str(manifest))
+    assert code == EXIT_MANIFEST
+    assert "bad.yaml:2:1: malformed YAML" in err or "bad.yaml:1" in err
+    assert "Traceback" not in err
+
+
+def test_invalid_definition_exit_code(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    definition = tmp_path / "def.yaml"
+    definition.write_text(
+        "apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {name: broken}\n"
+        "spec: {structureDefinition: {rootComponent: {name: x, kind: {group: a, version: v1, kind: B}}}}\n"
+    )
+    code, _, err = run(capsys, "describe", "-f", str(EXAMPLES), "--definitions", str(definition))
+    assert code == EXIT_INVALID_DEFINITION
+    assert "broken component 'x' at spec.structureDefinition.rootComponent.statusDefinition" in err
