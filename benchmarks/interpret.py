@@ -41,110 +41,138 @@ def load(kind: str) -> list[dict[str, Any]]:
     return objs
 
 
-def _conditions(obj: Mapping[str, Any]) -> dict[str, str]:
+def _true(obj: Mapping[str, Any]) -> set[str]:
+    """Condition types whose status is True."""
     return {
-        c.get("type"): c.get("status") for c in (obj.get("status") or {}).get("conditions") or ()
+        c.get("type")
+        for c in (obj.get("status") or {}).get("conditions") or ()
+        if c.get("status") == "True"
     }
 
 
-def _resources(
-    template: Mapping[str, Any] | None, pods: int
-) -> tuple[PodResources | None, Fraction]:
-    if not template:
-        return None, Fraction(0)
-    per_pod = pod_resources(template.get("spec") or {}, template.get("metadata") or {})
-    return per_pod, per_pod.total_gpus * pods
+def _component(name: str, template: Mapping[str, Any] | None, pods: int) -> dict[str, Any]:
+    per_pod = total = None
+    if template:
+        per_pod = pod_resources(template.get("spec") or {}, template.get("metadata") or {})
+        total = per_pod.scaled(pods)
+    return {"name": name, "pods": pods if template else 0, "perPod": per_pod, "total": total}
 
 
-def adapt_jobset(obj: Mapping[str, Any]) -> dict[str, Any]:
-    components, total_pods, total_gpus = [], 0, Fraction(0)
-    for job in obj["spec"].get("replicatedJobs") or ():
-        job_spec = job.get("template", {}).get("spec", {})
-        pods = (job.get("replicas") or 1) * (job_spec.get("parallelism") or 1)
-        per_pod, gpus = _resources(job_spec.get("template"), pods)
-        components.append({"name": job["name"], "pods": pods, "perPod": per_pod, "gpus": gpus})
-        total_pods, total_gpus = total_pods + pods, total_gpus + gpus
-    conditions = _conditions(obj)
-    if conditions.get("Completed") == "True":
-        phase = "Completed"
-    elif conditions.get("Failed") == "True":
-        phase = "Failed"
-    elif conditions.get("Suspended") == "True":
-        phase = "Suspended"
-    else:
-        phase = "Running" if obj.get("status") else "Undefined"
+def _summary(components: list[dict[str, Any]], phases: list[str], gang: int) -> dict[str, Any]:
+    totals = PodResources()
+    for component in components:
+        if component["total"] is not None:
+            totals = totals.add(component["total"])
     return {
         "components": components,
-        "pods": total_pods,
-        "gpus": total_gpus,
-        "phase": phase,
-        "gangMin": total_pods,
-    }
-
-
-def adapt_pytorchjob(obj: Mapping[str, Any]) -> dict[str, Any]:
-    components, total_pods, total_gpus, gang = [], 0, Fraction(0), 0
-    elastic = obj["spec"].get("elasticPolicy") or {}
-    for role, spec in (obj["spec"].get("pytorchReplicaSpecs") or {}).items():
-        replicas = spec.get("replicas") or 1
-        minimum = elastic.get("minReplicas", replicas) if role == "Worker" else replicas
-        per_pod, gpus = _resources(spec.get("template"), replicas)
-        components.append({"name": role.lower(), "pods": replicas, "perPod": per_pod, "gpus": gpus})
-        total_pods, total_gpus, gang = total_pods + replicas, total_gpus + gpus, gang + minimum
-    conditions = _conditions(obj)
-    phase = "Undefined"
-    for kind, generic in (
-        ("Succeeded", "Completed"),
-        ("Failed", "Failed"),
-        ("Running", "Running"),
-        ("Restarting", "Degraded"),
-        ("Created", "Initializing"),
-    ):
-        if conditions.get(kind) == "True":
-            phase = generic
-            break
-    return {
-        "components": components,
-        "pods": total_pods,
-        "gpus": total_gpus,
-        "phase": phase,
+        "pods": sum(c["pods"] for c in components),
+        "gpus": totals.total_gpus,
+        "totals": totals,
+        "phases": phases or ["Undefined"],
         "gangMin": gang,
     }
 
 
-def adapt_raycluster(obj: Mapping[str, Any]) -> dict[str, Any]:
+def adapt_jobset(obj: Mapping[str, Any]) -> dict[str, Any]:
+    spec, status = obj["spec"], obj.get("status")
+    components = []
+    for job in spec.get("replicatedJobs") or ():
+        job_spec = job.get("template", {}).get("spec", {})
+        replicas = job.get("replicas", 1)
+        components.append({"name": job["name"], "pods": 0, "perPod": None, "total": None})
+        pods = replicas * job_spec.get("parallelism", 1)
+        components.append(_component(job["name"], job_spec.get("template"), pods))
+    true = _true(obj)
+    suspend = spec.get("suspend") is True
+    finished = bool(true & {"Completed", "Failed"})
+    jobs_status = (status or {}).get("replicatedJobsStatus") or []
+    done = sum((j.get("ready") or 0) + (j.get("succeeded") or 0) for j in jobs_status)
+    wanted = sum(j.get("replicas", 1) for j in spec.get("replicatedJobs") or ())
+    phases = []
+    if not suspend and "Suspended" in true and not finished:
+        phases.append("Resuming")
+    if suspend and not true & {"Completed", "Failed", "Suspended"}:
+        phases.append("Suspending")
+    if suspend and "Suspended" in true and not finished:
+        phases.append("Suspended")
+    if (not suspend and not true & {"Completed", "Failed", "Suspended", "StartupPolicyInProgress"}
+            and jobs_status and done >= wanted):
+        phases.append("Running")
+    if "Failed" in true:
+        phases.append("Failed")
+    if "Completed" in true:
+        phases.append("Completed")
+    if (status is not None and not suspend and not true & {"Completed", "Failed", "Suspended"}
+            and ("StartupPolicyInProgress" in true or done < wanted)):
+        phases.append("Initializing")
+    if not finished and ("RestartingJobSet" in true or any((j.get("failed") or 0) > 0 for j in jobs_status)):
+        phases.append("Degraded")
+    return _summary(components, phases, sum(c["pods"] for c in components))
+
+
+def adapt_pytorchjob(obj: Mapping[str, Any]) -> dict[str, Any]:
     spec = obj["spec"]
-    per_pod, gpus = _resources(spec.get("headGroupSpec", {}).get("template"), 1)
-    components = [{"name": "head", "pods": 1, "perPod": per_pod, "gpus": gpus}]
-    total_pods, total_gpus, gang = 1, gpus, 1
+    components, gang = [], 0
+    elastic = spec.get("elasticPolicy") or {}
+    for role, replica_spec in (spec.get("pytorchReplicaSpecs") or {}).items():
+        replicas = replica_spec.get("replicas", 1)
+        components.append(_component(role.lower(), replica_spec.get("template"), replicas))
+        gang += elastic.get("minReplicas", replicas) if role == "Worker" else replicas
+    true = _true(obj)
+    suspend = (spec.get("runPolicy") or {}).get("suspend") is True
+    ended = true & {"Succeeded", "Failed", "Suspended"}
+    phases = []
+    if not suspend and "Suspended" in true:
+        phases.append("Resuming")
+    if suspend and not true & {"Suspended", "Succeeded", "Failed"}:
+        phases.append("Suspending")
+    if suspend and "Suspended" in true:
+        phases.append("Suspended")
+    if not suspend and "Running" in true and not ended:
+        phases.append("Running")
+    if "Failed" in true:
+        phases.append("Failed")
+    if "Succeeded" in true:
+        phases.append("Completed")
+    if not suspend and "Created" in true and not true & {"Running", "Restarting", "Succeeded", "Failed", "Suspended"}:
+        phases.append("Initializing")
+    if "Restarting" in true and not ended:
+        phases.append("Degraded")
+    return _summary(components, phases, gang)
+
+
+def adapt_raycluster(obj: Mapping[str, Any]) -> dict[str, Any]:
+    spec, status = obj["spec"], obj.get("status")
+    components = [_component("head", spec.get("headGroupSpec", {}).get("template"), 1)]
+    gang = 1
     for group in spec.get("workerGroupSpecs") or ():
         minimum = group.get("minReplicas") or 0
         replicas = group.get("replicas")
         replicas = minimum if replicas is None else replicas
-        pods = replicas * (group.get("numOfHosts") or 1)
-        per_pod, gpus = _resources(group.get("template"), pods)
-        components.append(
-            {"name": group.get("groupName"), "pods": pods, "perPod": per_pod, "gpus": gpus}
-        )
-        total_pods, total_gpus, gang = total_pods + pods, total_gpus + gpus, gang + minimum
-    conditions = _conditions(obj)
-    state = (obj.get("status") or {}).get("state")
-    if spec.get("suspend"):
-        phase = "Suspended"
-    elif (
-        conditions.get("HeadPodReady") == "True"
-        and conditions.get("RayClusterProvisioned") == "True"
-    ) or state == "ready":
-        phase = "Running"
-    else:
-        phase = "Initializing" if obj.get("status") else "Undefined"
-    return {
-        "components": components,
-        "pods": total_pods,
-        "gpus": total_gpus,
-        "phase": phase,
-        "gangMin": gang,
-    }
+        hosts = group.get("numOfHosts") or 1
+        components.append(_component(group.get("groupName"), group.get("template"), replicas * hosts))
+        gang += minimum * hosts
+    true = _true(obj)
+    conditions = (status or {}).get("conditions") or []
+    state = (status or {}).get("state")
+    suspend = spec.get("suspend") is True
+    pausing = bool(true & {"RayClusterSuspending", "RayClusterSuspended"})
+    phases = []
+    if suspend and ("RayClusterSuspended" in true or (not conditions and state == "suspended")):
+        phases.append("Suspended")
+    ready = ({"RayClusterProvisioned", "HeadPodReady"} <= true) if conditions else state == "ready"
+    if not suspend and not pausing and ready:
+        phases.append("Running")
+    if state == "failed":
+        phases.append("Failed")
+    if (status is not None and not suspend and not true & {"RayClusterProvisioned", "RayClusterSuspending", "RayClusterSuspended"}
+            and (conditions or state not in ("ready", "suspended", "failed"))):
+        phases.append("Initializing")
+    if not suspend and not pausing and (
+        ("RayClusterProvisioned" in true and "HeadPodReady" not in true) or "ReplicaFailure" in true
+    ):
+        phases.append("Degraded")
+    return _summary(components, phases, gang)
 
 
 ADAPTERS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
@@ -183,6 +211,8 @@ def main() -> None:
             expected = adapter(obj)
             assert view.total_pods == expected["pods"], (kind, obj["metadata"]["name"])
             assert view.totals.total_gpus == expected["gpus"], (kind, obj["metadata"]["name"])
+            assert view.totals.requests == expected["totals"].requests, obj["metadata"]["name"]
+            assert list(view.phases) == expected["phases"], (kind, obj["metadata"]["name"])
 
         def run_map(pairs: list[Any] = pairs) -> None:
             for definition, obj in pairs:
