@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from wlmap.errors import ExpressionError, LimitExceededError
@@ -161,6 +161,39 @@ class Program:
         """The first output, or None when there is none."""
         outputs = self._evaluate(value, variables, first=True, shared=shared)
         return outputs[0] if outputs else None
+
+    def reader(self) -> Callable[[Any], list[Any]]:
+        """A function giving ``all(value, shared=True)`` with the least overhead per call.
+
+        For callers that evaluate one program on many objects without variables and only
+        read the outputs. Errors and limits behave as in :meth:`all`.
+        """
+        code = self._code
+        if code is None or self.variables:
+            return lambda value: self.all(value, shared=True)
+        timeout = self._engine.limits.timeout_seconds
+        max_outputs = self._engine.limits.max_outputs
+        one, gen = code.one, code.gen
+
+        def read(value: Any) -> list[Any]:
+            env = Env({}, Ctl(time.monotonic() + timeout))
+            try:
+                if one is not None:
+                    out = one(value, env)
+                    return [int(out) if type(out) is float and out.is_integer() else out]
+                outputs = []
+                for out in gen(value, env):
+                    outputs.append(int(out) if type(out) is float and out.is_integer() else out)
+                    if len(outputs) > max_outputs:
+                        break
+                else:
+                    return outputs
+            except (JqError, LimitHit, Unsupported, RecursionError):
+                pass
+            # Errors, limits and unsupported cases take the full path, which reports them.
+            return self.all(value, shared=True)
+
+        return read
 
     def paths(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """What ``[path(EXPR)]`` gives: the paths into ``value`` the program selects.

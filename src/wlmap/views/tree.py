@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
+from decimal import Decimal
 from typing import Any
 
 from wlmap.workload import ComponentView, WorkloadView
@@ -23,8 +23,8 @@ def render_tree(view: WorkloadView, origin: str | None = None) -> str:
     lines.append("")
     lines.append(
         f"Totals: {view.total_pods} pods, {_gpus(totals.total_gpus)} GPUs, "
-        f"{format_cores(totals.requests.get('cpu', Fraction(0)))} CPU, "
-        f"{format_bytes(totals.requests.get('memory', Fraction(0)))} memory"
+        f"{format_cores(totals.requests.get('cpu', Decimal(0)))} CPU, "
+        f"{format_bytes(totals.requests.get('memory', Decimal(0)))} memory"
         + (f", MIG {dict(totals.mig)}" if totals.mig else "")
     )
     for gang in view.gang_groups:
@@ -91,10 +91,10 @@ def _row(view: WorkloadView, c: ComponentView) -> list[str]:
         pods,
         _gpus(c.per_pod.total_gpus),
         _gpus(c.total.total_gpus),
-        format_cores(c.total.requests.get("cpu", Fraction(0))),
-        format_bytes(c.total.requests.get("memory", Fraction(0))),
+        format_cores(c.total.requests.get("cpu", Decimal(0))),
+        format_bytes(c.total.requests.get("memory", Decimal(0))),
     ]
 
 
-def _gpus(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+def _gpus(value: Decimal) -> str:
+    return str(int(value)) if value == int(value) else f"{float(value):g}"

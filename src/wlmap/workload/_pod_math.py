@@ -6,13 +6,13 @@ See :mod:`wlmap.workload.resources` for the rules these functions implement.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
+from decimal import Decimal
 from typing import Any
 
 from wlmap.errors import WorkloadShapeError
 from wlmap.workload.quantity import parse_quantity
 
-Amounts = dict[str, Fraction]
+Amounts = dict[str, Decimal]
 # Every container consumes these, so one container without a limit leaves the pod
 # unbounded; CPU and memory are always listed in limits.
 _UNBOUNDED_WITHOUT_LIMIT = ("cpu", "memory", "ephemeral-storage")
@@ -33,16 +33,16 @@ def union(*groups: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for group in groups for name in group))
 
 
-def sum_amounts(*amounts: Mapping[str, Fraction]) -> Amounts:
+def sum_amounts(*amounts: Mapping[str, Decimal]) -> Amounts:
     """Add resource lists key by key."""
     result: Amounts = {}
     for mapping in amounts:
         for key, value in mapping.items():
-            result[key] = result.get(key, Fraction(0)) + value
+            result[key] = result.get(key, Decimal(0)) + value
     return result
 
 
-def max_amounts(left: Mapping[str, Fraction], right: Mapping[str, Fraction]) -> Amounts:
+def max_amounts(left: Mapping[str, Decimal], right: Mapping[str, Decimal]) -> Amounts:
     """The larger amount of each resource named by either list."""
     result = dict(left)
     for key, value in right.items():
@@ -102,7 +102,7 @@ def _container_aggregate(
     return max_amounts(init_peak, sum_amounts(app, running_sidecars)), named, missing
 
 
-def effective(spec: Mapping[str, Any], where: str) -> tuple[Amounts, dict[str, Fraction | None]]:
+def effective(spec: Mapping[str, Any], where: str) -> tuple[Amounts, dict[str, Decimal | None]]:
     """Effective requests and limits of a pod spec, before any GPU interpretation."""
     requests, named, _ = _container_aggregate(spec, where, "requests")
     limit_sum, _, unbounded = _container_aggregate(spec, where, "limits")
@@ -119,14 +119,14 @@ def effective(spec: Mapping[str, Any], where: str) -> tuple[Amounts, dict[str, F
     requests.update(pod_requests)
     requests = sum_amounts(requests, overhead)
 
-    limits: dict[str, Fraction | None] = {}
+    limits: dict[str, Decimal | None] = {}
     for resource in sorted(set(_ALWAYS_USED) | named | set(pod_limits)):
         if resource in pod_limits:
             limits[resource] = pod_limits[resource]
         elif resource in unbounded or (resource in _ALWAYS_USED and resource not in limit_sum):
             limits[resource] = None
         else:
-            limits[resource] = limit_sum.get(resource, Fraction(0))
+            limits[resource] = limit_sum.get(resource, Decimal(0))
         value = limits[resource]
         if value is not None and resource in overhead:
             limits[resource] = value + overhead[resource]

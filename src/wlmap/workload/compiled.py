@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ class Expr:
     definition: str
     component: str | None
     field: str
+    read: Callable[[Any], list[Any]]
 
     @property
     def text(self) -> str:
@@ -45,6 +46,8 @@ class Expr:
     def all(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[Any]:
         """Every output; failures name the definition, component and field."""
         try:
+            if variables is None:
+                return self.read(value)
             return self.program.all(value, variables, shared=True)
         except ExpressionError as exc:
             raise exc.located(
@@ -88,6 +91,8 @@ class CompiledDefinition:
     order: tuple[str, ...]
     pod_bearing: tuple[str, ...] = field(default=())
     bases: Mapping[str, str] = field(default_factory=dict)
+    # Derived per-definition data the workload modules compute once (e.g. status plans).
+    memo: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def name(self) -> str:
@@ -109,11 +114,15 @@ class CompiledDefinition:
 
     def subtree(self, name: str) -> list[str]:
         """The component and its descendants, in definition order."""
-        found = {name}
-        for candidate in self.order:
-            if any(a in found for a in self.ancestors(candidate)):
-                found.add(candidate)
-        return [n for n in self.order if n in found]
+        key = f"subtree:{name}"
+        cached: list[str] | None = self.memo.get(key)
+        if cached is None:
+            found = {name}
+            for candidate in self.order:
+                if any(a in found for a in self.ancestors(candidate)):
+                    found.add(candidate)
+            cached = self.memo[key] = [n for n in self.order if n in found]
+        return cached
 
 
 def compile_definition(
@@ -133,7 +142,9 @@ def compile_definition(
             raise exc.located(
                 definition=definition.name, component=site.component, field=site.path
             ) from exc
-        exprs[site.path] = Expr(program, definition.name, site.component, site.path)
+        exprs[site.path] = Expr(
+            program, definition.name, site.component, site.path, program.reader()
+        )
     components = {c.name: c for c in definition.components()}
     parent = {c.name: c.owner_ref for c in definition.components()}
     parent[definition.root.name] = None

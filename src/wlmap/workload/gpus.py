@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
+from decimal import Decimal
 from typing import Any
 
 from wlmap.errors import WorkloadShapeError
@@ -68,7 +68,7 @@ class GpuFraction:
             devices; not converted to a GPU count because the GPU size is unknown here.
     """
 
-    gpus: Fraction = Fraction(0)
+    gpus: Decimal = Decimal(0)
     devices: int = 0
     memory_mib: int = 0
 
@@ -108,7 +108,7 @@ class ClaimDevices:
         )
 
 
-def _annotation_number(annotations: Mapping[str, Any], key: str) -> Fraction | None:
+def _annotation_number(annotations: Mapping[str, Any], key: str) -> Decimal | None:
     if key not in annotations:
         return None
     where = f"metadata.annotations.{key}"
@@ -132,13 +132,13 @@ def gpu_fraction(metadata: Mapping[str, Any] | None) -> GpuFraction:
     memory = _annotation_number(annotations, MEMORY_ANNOTATION)
     if fraction is None and memory is None:
         return GpuFraction()
-    devices = _annotation_number(annotations, FRACTION_DEVICES_ANNOTATION) or Fraction(1)
+    devices = _annotation_number(annotations, FRACTION_DEVICES_ANNOTATION) or Decimal(1)
     problems = []
     if fraction is not None and fraction > 1:
         problems.append(f"{FRACTION_ANNOTATION} {annotations[FRACTION_ANNOTATION]!r} is above 1")
-    if devices.denominator != 1:
+    if devices != int(devices):
         problems.append(f"{FRACTION_DEVICES_ANNOTATION} {devices} is not a whole number")
-    if memory is not None and memory.denominator != 1:
+    if memory is not None and memory != int(memory):
         problems.append(f"{MEMORY_ANNOTATION} {memory} is not a whole number of MiB")
     if problems:
         raise WorkloadShapeError(
@@ -146,7 +146,7 @@ def gpu_fraction(metadata: Mapping[str, Any] | None) -> GpuFraction:
         )
     count = int(devices)
     return GpuFraction(
-        gpus=(fraction or Fraction(0)) * count,
+        gpus=(fraction or Decimal(0)) * count,
         devices=count,
         memory_mib=int(memory or 0) * count,
     )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
+from decimal import Decimal
 from typing import Any
 
 from wlmap.errors import WorkloadShapeError
@@ -65,9 +65,9 @@ class PodResources:
             claim that was not provided maps to empty devices and is also unresolved.
     """
 
-    requests: Mapping[str, Fraction] = field(default_factory=dict)
-    limits: Mapping[str, Fraction | None] = field(default_factory=dict)
-    gpus: Fraction = Fraction(0)
+    requests: Mapping[str, Decimal] = field(default_factory=dict)
+    limits: Mapping[str, Decimal | None] = field(default_factory=dict)
+    gpus: Decimal = Decimal(0)
     gpu_fraction: GpuFraction = field(default_factory=GpuFraction)
     mig: Mapping[str, int] = field(default_factory=dict)
     dra_gpus: int = 0
@@ -76,9 +76,9 @@ class PodResources:
     shared_claims: Mapping[str, ClaimDevices] = field(default_factory=dict)
 
     @property
-    def total_gpus(self) -> Fraction:
+    def total_gpus(self) -> Decimal:
         """GPUs including those of shared claims, each shared claim counted once."""
-        return self.gpus + sum((c.gpus for c in self.shared_claims.values()), Fraction(0))
+        return self.gpus + sum((c.gpus for c in self.shared_claims.values()), Decimal(0))
 
     def scaled(self, pods: int) -> PodResources:
         """Resources of ``pods`` identical pods; shared claims and names stay as they are.
@@ -106,7 +106,7 @@ class PodResources:
         A limit is ``None`` when either side is unbounded; a resource that one side does
         not name at all is taken from the other side. Shared claims are merged by name.
         """
-        limits: dict[str, Fraction | None] = dict(self.limits)
+        limits: dict[str, Decimal | None] = dict(self.limits)
         for key, value in other.limits.items():
             if key not in limits:
                 limits[key] = value
@@ -159,8 +159,8 @@ def total(resources: Iterable[PodResources]) -> PodResources:
     return result
 
 
-def _whole(value: Fraction, what: str, where: str) -> int:
-    if value.denominator != 1:
+def _whole(value: Decimal, what: str, where: str) -> int:
+    if value != int(value):
         raise WorkloadShapeError(f"{what} {value} at {where} is not a whole number of devices")
     return int(value)
 
@@ -188,7 +188,7 @@ def pod_resources(
             message names the value and its field path.
     """
     requests, limits = effective(pod_spec, where)
-    gpus = Fraction(0)
+    gpus = Decimal(0)
     mig: dict[str, int] = {}
     for resource, value in requests.items():
         profile = mig_profile(resource)

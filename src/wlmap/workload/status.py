@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Literal
 
 from wlmap.definitions.status import (
@@ -15,7 +14,7 @@ from wlmap.definitions.status import (
     StatusMatcher,
 )
 from wlmap.workload._issues import Issues
-from wlmap.workload.compiled import CompiledDefinition
+from wlmap.workload.compiled import CompiledDefinition, Expr
 
 _BASE = "spec.structureDefinition.rootComponent.statusDefinition"
 NEAREST_MISSES = 3
@@ -105,9 +104,9 @@ def evaluate_status(
     conditions = _conditions(compiled, definition, obj, issues, variables)
     by_type = {c["type"]: c for c in conditions if "type" in c}
     results = []
-    for status, index, matcher, field in _plan(definition):
-        evidence = _check(matcher, phase, by_type, compiled, field, obj, issues, variables)
-        results.append(MatcherResult(status, index, evidence))
+    for planned in _plan(compiled, definition):
+        evidence = _check(planned, phase, by_type, obj, issues, variables)
+        results.append(MatcherResult(planned.status, planned.index, evidence))
     matched = tuple(r for r in results if r.matched)
     phases = tuple(dict.fromkeys(r.status.value for r in matched))
     if phases:
@@ -167,61 +166,72 @@ def _conditions(
 
 
 def _check(
-    matcher: StatusMatcher,
+    planned: _Planned,
     phase: str | None,
     conditions: Mapping[str, dict[str, Any]],
-    compiled: CompiledDefinition,
-    field: str,
     obj: Mapping[str, Any],
     issues: Issues,
     variables: Mapping[str, Any] | None,
 ) -> tuple[Evidence, ...]:
+    matcher = planned.matcher
     evidence = []
     if matcher.by_phase is not None:
         evidence.append(
             Evidence("phase", {"phase": matcher.by_phase}, phase, phase == matcher.by_phase)
         )
-    for expected in matcher.by_conditions or ():
+    for expected, wanted in planned.conditions:
         found = conditions.get(expected.type)
         holds = (
             found is not None
             and (expected.status is None or found.get("status") == expected.status)
             and (expected.reason is None or found.get("reason") == expected.reason)
         )
-        evidence.append(Evidence("condition", _wanted(expected), found, holds))
+        evidence.append(Evidence("condition", wanted, found, holds))
     if matcher.by_expression is not None:
-        outputs = issues.outputs(compiled.expr(field), obj, variables)
+        outputs = issues.outputs(planned.expression, obj, variables)
         result = _text(outputs[0]) if outputs and outputs[0] is not None else None
-        wanted = {
-            "expression": matcher.by_expression.expression,
-            "result": matcher.by_expression.expected_result,
-        }
+        expected_result = matcher.by_expression.expected_result
         evidence.append(
-            Evidence("expression", wanted, result, result == matcher.by_expression.expected_result)
+            Evidence(
+                "expression",
+                {"expression": matcher.by_expression.expression, "result": expected_result},
+                result,
+                result == expected_result,
+            )
         )
     return tuple(evidence)
 
 
-@lru_cache(maxsize=256)
-def _plan(
-    definition: StatusDefinition,
-) -> tuple[tuple[GenericStatus, int, StatusMatcher, str], ...]:
-    """Every matcher with the field path of its expression, in evaluation order."""
-    return tuple(
-        (
-            status,
-            index,
-            matcher,
-            f"{_BASE}.statusMappings.{status.value.lower()}[{index}].byExpression.expression",
+@dataclass(frozen=True)
+class _Planned:
+    """One matcher prepared once per definition: its expression and expected conditions."""
+
+    status: GenericStatus
+    index: int
+    matcher: StatusMatcher
+    expression: Expr | None
+    conditions: tuple[tuple[ConditionMatcher, dict[str, Any]], ...]
+
+
+def _plan(compiled: CompiledDefinition, definition: StatusDefinition) -> tuple[_Planned, ...]:
+    """Every matcher in evaluation order, prepared once and kept with the definition."""
+    plan: tuple[_Planned, ...] | None = compiled.memo.get("status")
+    if plan is None:
+        plan = tuple(
+            _Planned(
+                status,
+                index,
+                matcher,
+                compiled.expr(
+                    f"{_BASE}.statusMappings.{status.value.lower()}[{index}].byExpression.expression"
+                ),
+                tuple((c, c.model_dump(exclude_none=True)) for c in matcher.by_conditions or ()),
+            )
+            for status, matchers in definition.status_mappings.entries()
+            for index, matcher in enumerate(matchers)
         )
-        for status, matchers in definition.status_mappings.entries()
-        for index, matcher in enumerate(matchers)
-    )
-
-
-@lru_cache(maxsize=1024)
-def _wanted(expected: ConditionMatcher) -> dict[str, Any]:
-    return expected.model_dump(exclude_none=True)
+        compiled.memo["status"] = plan
+    return plan
 
 
 def _text(value: Any) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 from wlmap.definitions import Definition
 from wlmap.errors import ExpressionError, WriteBackError
 from wlmap.workload._jsonpatch import PatchBuilder, lookup
-from wlmap.workload.compiled import CompiledDefinition, component_base, prepare
+from wlmap.workload.compiled import CompiledDefinition, Expr, component_base, prepare
 from wlmap.workload.patches import Patch
 
 
@@ -32,24 +32,34 @@ def _suspendable(compiled: CompiledDefinition) -> list[str]:
 
 def suspend_state(compiled: CompiledDefinition, obj: Mapping[str, Any]) -> SuspendState:
     """Suspended when every suspend action's target already holds its suspend value."""
-    names = _suspendable(compiled)
-    if not names:
+    checks = _suspend_checks(compiled)
+    if checks is None:
         return SuspendState(False, None)
-    for name in names:
-        definition = compiled.components[name].suspend_definition
-        assert definition is not None
-        base = component_base(compiled, name)
-        for index, action in enumerate(definition.suspend_actions):
-            expr = compiled.expr(f"{base}.suspendDefinition.suspendActions[{index}].path")
-            assert expr is not None
-            try:
-                paths = expr.paths(obj)
-            except ExpressionError:
-                return SuspendState(True, None)
-            wanted = json.loads(action.value)
-            if not paths or any(lookup(obj, p) != wanted for p in paths):
-                return SuspendState(True, False)
+    for expr, wanted in checks:
+        try:
+            paths = expr.paths(obj)
+        except ExpressionError:
+            return SuspendState(True, None)
+        if not paths or any(lookup(obj, p) != wanted for p in paths):
+            return SuspendState(True, False)
     return SuspendState(True, True)
+
+
+def _suspend_checks(compiled: CompiledDefinition) -> list[tuple[Expr, Any]] | None:
+    """Each suspend action's path and decoded value, prepared once per definition."""
+    if "suspend" not in compiled.memo:
+        checks: list[tuple[Expr, Any]] | None = None
+        for name in _suspendable(compiled):
+            definition = compiled.components[name].suspend_definition
+            assert definition is not None
+            base = component_base(compiled, name)
+            for index, action in enumerate(definition.suspend_actions):
+                expr = compiled.expr(f"{base}.suspendDefinition.suspendActions[{index}].path")
+                assert expr is not None
+                checks = [*(checks or []), (expr, json.loads(action.value))]
+        compiled.memo["suspend"] = checks
+    found: list[tuple[Expr, Any]] | None = compiled.memo["suspend"]
+    return found
 
 
 def suspend_patch(

@@ -110,7 +110,8 @@ def test_gpu_fraction_annotation_asks_for_a_share() -> None:
     spec = {"containers": [container("a")]}
     half = pod_resources(spec, {"annotations": {"gpu-fraction": "0.5"}})
     assert half.gpus == Fraction(1, 2)
-    assert (half.gpu_fraction.gpus, half.gpu_fraction.devices) == (Fraction(1, 2), 1)
+    assert half.gpu_fraction.gpus == Fraction(1, 2)
+    assert half.gpu_fraction.devices == 1
     two = pod_resources(
         spec, {"annotations": {"gpu-fraction": "0.5", "gpu-fraction-num-devices": "2"}}
     )

@@ -57,7 +57,6 @@ def test_parse_quantity_strings(text: str, expected: Fraction | int) -> None:
         (0.5, Fraction(1, 2)),
         (0.1, Fraction(1, 10)),  # what YAML `0.1` means, not the nearest binary double
         (Decimal("2.25"), Fraction(9, 4)),
-        (Fraction(1, 3), Fraction(1, 3)),
     ],
 )
 def test_parse_quantity_numbers_from_yaml(value: object, expected: Fraction) -> None:

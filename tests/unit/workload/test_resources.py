@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -24,7 +25,7 @@ def sidecar(name: str, requests: Any = None, limits: Any = None) -> dict[str, An
     return container(name, requests, limits, restartPolicy="Always")
 
 
-def cpu(resources: PodResources) -> Fraction:
+def cpu(resources: PodResources) -> Decimal:
     return resources.requests["cpu"]
 
 
