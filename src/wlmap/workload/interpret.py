@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from wlmap.definitions import Definition
@@ -73,7 +73,7 @@ def interpret(
         total_pods=sum(c.pods for c in components if c.template is not None),
         gang_groups=tuple(gangs),
         explanation=status,
-        suspend=issues.attempt(lambda: suspend_state(compiled, obj), SuspendState(True, None)),
+        suspend_reader=_suspend_reader(compiled, obj, strict),
         pods=tuple(placements) if placements is not None else None,
         components_without_pods=missing,
         warnings=tuple(issues.messages()),
@@ -125,6 +125,22 @@ def _component_views(
                 )
             )
     return views
+
+
+def _suspend_reader(
+    compiled: CompiledDefinition, obj: Mapping[str, Any], strict: bool
+) -> Callable[[], SuspendState]:
+    if strict:
+        state = suspend_state(compiled, obj)
+        return lambda: state
+
+    def read() -> SuspendState:
+        try:
+            return suspend_state(compiled, obj)
+        except WlmapError:
+            return SuspendState(True, None)
+
+    return read
 
 
 def _per_pod(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from wlmap.workload.gangs import GangGroup
@@ -75,10 +77,18 @@ class WorkloadView:
     total_pods: int
     gang_groups: tuple[GangGroup, ...]
     explanation: StatusReport
-    suspend: SuspendState
+    suspend_reader: Callable[[], SuspendState]
     pods: tuple[PodPlacement, ...] | None
     components_without_pods: tuple[tuple[str, str | None], ...]
     warnings: tuple[str, ...]
+
+    @cached_property
+    def suspend(self) -> SuspendState:
+        """Whether the kind supports native suspend and whether the object is suspended.
+
+        Read on first use: most consumers never ask.
+        """
+        return self.suspend_reader()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract (see docs/json-output.md)."""

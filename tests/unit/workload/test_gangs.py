@@ -7,6 +7,7 @@ from tests.unit.workload.definitions import JOBSET, LWS
 from tests.unit.workload.podfactory import make_pod
 from tests.unit.workload.test_pods import LWS_GROUP, LWS_WORKER, jobset_pods
 from wlmap.catalog import builtin_registry
+from wlmap.definitions import definition_from_mapping
 from wlmap.workload import interpret
 
 
@@ -68,3 +69,52 @@ def test_explicit_zero_replicas_stay_zero_in_the_gang() -> None:
     view = interpret(builtin_registry().for_object(obj), obj, strict=True)
     # the head alone: the worker group may scale to zero, so it adds nothing to the gang
     assert [g.min_member for g in view.gang_groups] == [1, 1]
+
+
+def test_member_filters_choose_the_effective_member() -> None:
+    # Leaders form their own gang; every other pod joins the group gang of its LWS group.
+    data = LWS.model_dump(mode="json", by_alias=True, exclude_none=True)
+    data["spec"]["optimizationInstructions"]["gangScheduling"]["podGroups"] = [
+        {
+            "name": "leaders",
+            "members": [
+                {
+                    "componentName": "leader",
+                    "filters": [
+                        '.metadata.labels["leaderworkerset.sigs.k8s.io/worker-index"] == "0"'
+                    ],
+                }
+            ],
+        },
+        {
+            "name": "group",
+            "members": [
+                {
+                    "componentName": "group",
+                    "groupByKeyPaths": [
+                        '.metadata.labels["leaderworkerset.sigs.k8s.io/group-index"]'
+                    ],
+                    "filters": ['.metadata.labels.role != "leader"'],
+                }
+            ],
+        },
+    ]
+    definition = definition_from_mapping(data)
+    obj = corpus_object("lws-leaderworkerset/vllm-gpu.yaml", "LeaderWorkerSet")
+    template = obj["spec"]["leaderWorkerTemplate"]
+    pods = [
+        make_pod(
+            f"vllm-{g}-{w}",
+            template["leaderTemplate" if w == 0 else "workerTemplate"],
+            {LWS_GROUP: str(g), LWS_WORKER: str(w)},
+        )
+        for g in range(2)
+        for w in range(2)
+    ]
+    view = interpret(definition, obj, pods=pods, strict=True)
+    # the corpus leader template carries role=leader, so the group filter drops leaders
+    assert [(g.name, g.pods) for g in view.gang_groups] == [
+        ("leaders", ("vllm-0-0", "vllm-1-0")),
+        ("group-0", ("vllm-0-1",)),
+        ("group-1", ("vllm-1-1",)),
+    ]
