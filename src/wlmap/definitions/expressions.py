@@ -29,7 +29,7 @@ class ExpressionSite:
     component: str | None
 
 
-_FRAGMENT_FIELDS = (
+FRAGMENT_FIELDS = (
     "schedulerNamePath",
     "labelsPath",
     "annotationsPath",
@@ -85,7 +85,7 @@ def _component_sites(base: str, component: ComponentDefinition) -> Iterator[Expr
         fragments = spec.fragmented_pod_spec_definition
         if fragments is not None:
             dumped = fragments.model_dump(by_alias=True)
-            for field in _FRAGMENT_FIELDS:
+            for field in FRAGMENT_FIELDS:
                 yield from site(
                     f"specDefinition.fragmentedPodSpecDefinition.{field}",
                     dumped[field],

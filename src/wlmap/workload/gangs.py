@@ -9,6 +9,7 @@ from typing import Any
 from wlmap.definitions.gang import LegacyPodGroup, PodGroupDefinition, PodGroupMember, Topology
 from wlmap.errors import ExpressionError
 from wlmap.workload._issues import Issues
+from wlmap.workload._keys import key_text
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.counts import subtree_minimum
 from wlmap.workload.pods import PodPlacement
@@ -215,8 +216,5 @@ def _keys(
         outputs = expr.all(pod) if expr else []
         if len(outputs) != 1 or outputs[0] in (None, ""):
             return None
-        value = outputs[0]
-        keys.append(
-            str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-        )
+        keys.append(key_text(outputs[0]))
     return tuple(keys)

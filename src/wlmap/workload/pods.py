@@ -8,6 +8,7 @@ from typing import Any
 
 from wlmap.errors import ExpressionError
 from wlmap.workload._issues import Issues
+from wlmap.workload._keys import key_text
 from wlmap.workload.compiled import CompiledDefinition, component_base
 from wlmap.workload.structure import Instance
 
@@ -125,7 +126,7 @@ def _type_matches(compiled: CompiledDefinition, name: str, pod: Mapping[str, Any
     outputs = [o for o in expr.all(pod) if o is not None]
     if wanted.value is None:
         return bool(outputs)
-    return any(_key_text(o) == wanted.value for o in outputs)
+    return any(key_text(o) == wanted.value for o in outputs)
 
 
 def _instance(
@@ -144,7 +145,7 @@ def _instance(
         return None
     value = expr.first(pod)
     known = {i.instance for i in instances.get(name, ())}
-    text = _key_text(value) if value is not None else None
+    text = key_text(value) if value is not None else None
     if text is None or text not in known:
         raise LookupError(
             f"pod names instance {text!r} of {name!r}, which the workload does not have"
@@ -160,14 +161,5 @@ def _replica(compiled: CompiledDefinition, name: str, pod: Mapping[str, Any]) ->
                 f"{component_base(compiled, candidate)}.podSelector.replicaSelector.keyPath"
             )
             value = expr.first(pod) if expr else None
-            return _key_text(value) if value not in (None, "") else None
+            return key_text(value) if value not in (None, "") else None
     return None
-
-
-def _key_text(value: Any) -> str:
-    """A pod-side key as text: strings as they are, whole numbers without a fraction."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)

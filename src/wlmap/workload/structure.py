@@ -7,28 +7,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from wlmap.definitions.expressions import FRAGMENT_FIELDS
 from wlmap.definitions.structure import ComponentDefinition
 from wlmap.errors import WorkloadShapeError
 from wlmap.workload._issues import Issues
+from wlmap.workload._keys import key_text
 from wlmap.workload.compiled import CompiledDefinition, component_base
 from wlmap.workload.templates import (
     template_from_fragments,
     template_from_pod_spec,
     template_from_template_spec,
-)
-
-_FRAGMENT_FIELDS = (
-    "schedulerNamePath",
-    "labelsPath",
-    "annotationsPath",
-    "resourcesPath",
-    "resourceClaimsPath",
-    "podAffinityPath",
-    "nodeAffinityPath",
-    "containersPath",
-    "containerPath",
-    "priorityClassNamePath",
-    "imagePath",
 )
 
 
@@ -102,7 +90,7 @@ def _component_instances(
                     )
                 )
                 return []
-            ids.append(_id_text(value))
+            ids.append(key_text(value))
 
     def column(field: str) -> list[Any]:
         expr = compiled.expr(f"{base}.{field}")
@@ -134,10 +122,10 @@ def _templates(
         metas = column("specDefinition.metadataPath")
         return [template_from_pod_spec(s, m) for s, m in zip(specs, metas, strict=True)]
     columns = {
-        f: column(f"specDefinition.fragmentedPodSpecDefinition.{f}") for f in _FRAGMENT_FIELDS
+        f: column(f"specDefinition.fragmentedPodSpecDefinition.{f}") for f in FRAGMENT_FIELDS
     }
     return [
-        template_from_fragments({f: columns[f][i] for f in _FRAGMENT_FIELDS}) for i in range(count)
+        template_from_fragments({f: columns[f][i] for f in FRAGMENT_FIELDS}) for i in range(count)
     ]
 
 
@@ -212,11 +200,3 @@ def _count(value: Any, definition: str, component: str, field: str, issues: Issu
         )
         return None
     return int(number)
-
-
-def _id_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)

@@ -1,4 +1,4 @@
-"""Pods as the workload controllers create them: the template plus the labels they stamp."""
+"""Pods and containers for tests: pods as controllers create them from a template."""
 
 from __future__ import annotations
 
@@ -32,3 +32,13 @@ def make_pod(
             "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
         },
     }
+
+
+def container(name: str, requests: Any = None, limits: Any = None, **extra: Any) -> dict[str, Any]:
+    """A container with the given requests and limits (omitted when None)."""
+    resources: dict[str, Any] = {}
+    if requests is not None:
+        resources["requests"] = requests
+    if limits is not None:
+        resources["limits"] = limits
+    return {"name": name, "image": "busybox", "resources": resources, **extra}

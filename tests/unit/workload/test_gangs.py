@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from tests.corpus import corpus_object
 from tests.unit.workload.definitions import JOBSET, LWS
-from tests.unit.workload.podfactory import make_pod
-from tests.unit.workload.test_pods import LWS_GROUP, LWS_WORKER, jobset_pods
+from tests.unit.workload.test_pods import jobset_pods, lws_pods
 from wlmap.catalog import builtin_registry
 from wlmap.definitions import definition_from_mapping
 from wlmap.workload import interpret
@@ -45,16 +44,7 @@ def test_legacy_groups_over_pods_use_keys() -> None:
 
 def test_one_gang_per_replicated_unit() -> None:
     obj = corpus_object("lws-leaderworkerset/vllm-gpu.yaml", "LeaderWorkerSet")
-    template = obj["spec"]["leaderWorkerTemplate"]
-    pods = [
-        make_pod(
-            f"vllm-{g}-{w}",
-            template["leaderTemplate" if w == 0 else "workerTemplate"],
-            {LWS_GROUP: str(g), LWS_WORKER: str(w)},
-        )
-        for g in range(2)
-        for w in range(2)
-    ]
+    pods = lws_pods(obj)
     view = interpret(LWS, obj, pods=pods, strict=True)
     # each LWS group is its own gang of size 2 (a leader and size-1 = 1 worker)
     assert [(g.name, g.min_member, g.pods) for g in view.gang_groups] == [
@@ -101,16 +91,7 @@ def test_member_filters_choose_the_effective_member() -> None:
     ]
     definition = definition_from_mapping(data)
     obj = corpus_object("lws-leaderworkerset/vllm-gpu.yaml", "LeaderWorkerSet")
-    template = obj["spec"]["leaderWorkerTemplate"]
-    pods = [
-        make_pod(
-            f"vllm-{g}-{w}",
-            template["leaderTemplate" if w == 0 else "workerTemplate"],
-            {LWS_GROUP: str(g), LWS_WORKER: str(w)},
-        )
-        for g in range(2)
-        for w in range(2)
-    ]
+    pods = lws_pods(obj)
     view = interpret(definition, obj, pods=pods, strict=True)
     # the corpus leader template carries role=leader, so the group filter drops leaders
     assert [(g.name, g.pods) for g in view.gang_groups] == [

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.unit.workload.podfactory import container
 from wlmap.errors import WorkloadShapeError
 from wlmap.workload.gpus import is_gpu_resource, mig_profile
 from wlmap.workload.resources import pod_resources, total
@@ -40,15 +41,6 @@ def load(relative: str) -> tuple[list[Pod], dict[str, Mapping[str, Any]], list[i
             pods.append((template["spec"], template.get("metadata") or {}))
             replicas.append(doc["spec"].get("replicas", 1))
     return pods, claims, replicas
-
-
-def container(name: str, requests: Any = None, limits: Any = None, **extra: Any) -> dict[str, Any]:
-    resources: dict[str, Any] = {}
-    if requests is not None:
-        resources["requests"] = requests
-    if limits is not None:
-        resources["limits"] = limits
-    return {"name": name, "image": "busybox", "resources": resources, **extra}
 
 
 # --- GPUs --------------------------------------------------------------------------------

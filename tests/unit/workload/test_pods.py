@@ -32,6 +32,20 @@ def jobset_pods(obj: dict[str, Any]) -> list[dict[str, Any]]:
     return pods
 
 
+def lws_pods(obj: dict[str, Any], groups: int = 2, size: int = 2) -> list[dict[str, Any]]:
+    """Pods as the LeaderWorkerSet controller creates them: worker 0 of each group leads."""
+    template = obj["spec"]["leaderWorkerTemplate"]
+    return [
+        make_pod(
+            f"vllm-{g}-{w}",
+            template["leaderTemplate" if w == 0 else "workerTemplate"],
+            {LWS_GROUP: str(g), LWS_WORKER: str(w)},
+        )
+        for g in range(groups)
+        for w in range(size)
+    ]
+
+
 def test_pods_land_on_their_instance_and_replica() -> None:
     obj = corpus_object("jobset/tpu-multislice-v6e-jax.yaml", "JobSet")
     pods = jobset_pods(obj)

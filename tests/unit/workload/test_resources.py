@@ -8,17 +8,9 @@ from typing import Any
 
 import pytest
 
+from tests.unit.workload.podfactory import container
 from wlmap.errors import WorkloadShapeError
 from wlmap.workload.resources import PodResources, pod_resources, total
-
-
-def container(name: str, requests: Any = None, limits: Any = None, **extra: Any) -> dict[str, Any]:
-    resources: dict[str, Any] = {}
-    if requests is not None:
-        resources["requests"] = requests
-    if limits is not None:
-        resources["limits"] = limits
-    return {"name": name, "image": "busybox", "resources": resources, **extra}
 
 
 def sidecar(name: str, requests: Any = None, limits: Any = None) -> dict[str, Any]:
