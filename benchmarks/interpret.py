@@ -94,17 +94,27 @@ def adapt_jobset(obj: Mapping[str, Any]) -> dict[str, Any]:
         phases.append("Suspending")
     if suspend and "Suspended" in true and not finished:
         phases.append("Suspended")
-    if (not suspend and not true & {"Completed", "Failed", "Suspended", "StartupPolicyInProgress"}
-            and jobs_status and done >= wanted):
+    if (
+        not suspend
+        and not true & {"Completed", "Failed", "Suspended", "StartupPolicyInProgress"}
+        and jobs_status
+        and done >= wanted
+    ):
         phases.append("Running")
     if "Failed" in true:
         phases.append("Failed")
     if "Completed" in true:
         phases.append("Completed")
-    if (status is not None and not suspend and not true & {"Completed", "Failed", "Suspended"}
-            and ("StartupPolicyInProgress" in true or done < wanted)):
+    if (
+        status is not None
+        and not suspend
+        and not true & {"Completed", "Failed", "Suspended"}
+        and ("StartupPolicyInProgress" in true or done < wanted)
+    ):
         phases.append("Initializing")
-    if not finished and ("RestartingJobSet" in true or any((j.get("failed") or 0) > 0 for j in jobs_status)):
+    if not finished and (
+        "RestartingJobSet" in true or any((j.get("failed") or 0) > 0 for j in jobs_status)
+    ):
         phases.append("Degraded")
     return _summary(components, phases, sum(c["pods"] for c in components))
 
@@ -133,7 +143,11 @@ def adapt_pytorchjob(obj: Mapping[str, Any]) -> dict[str, Any]:
         phases.append("Failed")
     if "Succeeded" in true:
         phases.append("Completed")
-    if not suspend and "Created" in true and not true & {"Running", "Restarting", "Succeeded", "Failed", "Suspended"}:
+    if (
+        not suspend
+        and "Created" in true
+        and not true & {"Running", "Restarting", "Succeeded", "Failed", "Suspended"}
+    ):
         phases.append("Initializing")
     if "Restarting" in true and not ended:
         phases.append("Degraded")
@@ -149,7 +163,9 @@ def adapt_raycluster(obj: Mapping[str, Any]) -> dict[str, Any]:
         replicas = group.get("replicas")
         replicas = minimum if replicas is None else replicas
         hosts = group.get("numOfHosts") or 1
-        components.append(_component(group.get("groupName"), group.get("template"), replicas * hosts))
+        components.append(
+            _component(group.get("groupName"), group.get("template"), replicas * hosts)
+        )
         gang += minimum * hosts
     true = _true(obj)
     conditions = (status or {}).get("conditions") or []
@@ -164,11 +180,20 @@ def adapt_raycluster(obj: Mapping[str, Any]) -> dict[str, Any]:
         phases.append("Running")
     if state == "failed":
         phases.append("Failed")
-    if (status is not None and not suspend and not true & {"RayClusterProvisioned", "RayClusterSuspending", "RayClusterSuspended"}
-            and (conditions or state not in ("ready", "suspended", "failed"))):
+    if (
+        status is not None
+        and not suspend
+        and not true & {"RayClusterProvisioned", "RayClusterSuspending", "RayClusterSuspended"}
+        and (conditions or state not in ("ready", "suspended", "failed"))
+    ):
         phases.append("Initializing")
-    if not suspend and not pausing and (
-        ("RayClusterProvisioned" in true and "HeadPodReady" not in true) or "ReplicaFailure" in true
+    if (
+        not suspend
+        and not pausing
+        and (
+            ("RayClusterProvisioned" in true and "HeadPodReady" not in true)
+            or "ReplicaFailure" in true
+        )
     ):
         phases.append("Degraded")
     return _summary(components, phases, gang)
