@@ -16,9 +16,21 @@ Severity = Literal["error", "warning"]
 
 def expression_problems(definition: Definition) -> Iterator[Problem]:
     """Every problem of every jq expression in the definition."""
+    declared = {r.name for r in definition.spec.structure_definition.references}
     for site in expression_sites(definition):
-        for message, severity in _site_problems(site.text, site.role):
+        problems = _site_problems(site.text, site.role)
+        for message, severity in problems:
             yield Problem(definition.name, site.path, message, site.component, severity)
+        if not problems and site.role is not Role.POD:
+            unknown = sorted(set(_variables(site.text)) - declared)
+            if unknown:
+                yield Problem(
+                    definition.name,
+                    site.path,
+                    f"uses ${', $'.join(unknown)}, which no entry of "
+                    "structureDefinition.references declares",
+                    site.component,
+                )
 
 
 @lru_cache(maxsize=4096)
@@ -61,8 +73,12 @@ def _check(text: str, role: Role) -> Iterator[tuple[str, Severity]]:
 _ENGINE: jq.Engine | None = None
 
 
-def _compile(text: str) -> None:
+def _compile(text: str) -> jq.Program:
     global _ENGINE  # noqa: PLW0603 - one shared engine caches compiled programs for validation
     if _ENGINE is None:
         _ENGINE = jq.Engine()
-    _ENGINE.compile(text)
+    return _ENGINE.compile(text)
+
+
+def _variables(text: str) -> tuple[str, ...]:
+    return _compile(text).variables

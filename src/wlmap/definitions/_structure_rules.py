@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -15,6 +16,7 @@ from wlmap.errors import Problem
 
 _ROOT = "spec.structureDefinition.rootComponent"
 _GANG = "spec.optimizationInstructions.gangScheduling"
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def structure_problems(definition: Definition) -> Iterator[Problem]:
@@ -37,6 +39,7 @@ def structure_problems(definition: Definition) -> Iterator[Problem]:
     yield from _root_problems(definition)
     yield from _ownership_problems(definition)
     yield from _additional_kind_problems(definition)
+    yield from _reference_problems(definition)
     yield from _gang_problems(definition)
 
 
@@ -235,6 +238,23 @@ def _additional_kind_problems(definition: Definition) -> Iterator[Problem]:
                 definition.name, where, f"{gvk.kind}.{gvk.group or 'core'} is listed twice"
             )
         seen.add((gvk.group, gvk.kind))
+
+
+def _reference_problems(definition: Definition) -> Iterator[Problem]:
+    names = Counter(r.name for r in definition.spec.structure_definition.references)
+    for index, reference in enumerate(definition.spec.structure_definition.references):
+        where = f"spec.structureDefinition.references[{index}]"
+        if not _IDENTIFIER.fullmatch(reference.name):
+            yield Problem(
+                definition.name,
+                f"{where}.name",
+                f"{reference.name!r} is not usable as a jq variable; use letters, digits and _",
+            )
+        elif names[reference.name] > 1:
+            yield Problem(
+                definition.name, f"{where}.name", f"reference {reference.name!r} is declared twice"
+            )
+        yield from _gvk_problems(definition.name, f"{where}.kind", reference.kind, None)
 
 
 def _gang_problems(definition: Definition) -> Iterator[Problem]:

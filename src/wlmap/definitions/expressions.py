@@ -57,6 +57,13 @@ def expression_sites(definition: Definition) -> Iterator[ExpressionSite]:
     """Yield every expression of the definition, components first, then gang instructions."""
     for component in definition.components():
         yield from _component_sites(component_path(definition, component), component)
+    for index, reference in enumerate(definition.spec.structure_definition.references):
+        base = f"spec.structureDefinition.references[{index}]"
+        yield ExpressionSite(f"{base}.nameExpression", reference.name_expression, Role.OBJECT, None)
+        if reference.namespace_expression is not None:
+            yield ExpressionSite(
+                f"{base}.namespaceExpression", reference.namespace_expression, Role.OBJECT, None
+            )
     gang = definition.spec.optimization_instructions
     groups = gang.gang_scheduling.pod_groups if gang and gang.gang_scheduling else None
     for gi, group in enumerate(groups or ()):

@@ -109,12 +109,27 @@ class ComponentDefinition(DefinitionModel):
     pod_selector: PodSelector | None = None
 
 
+class Reference(DefinitionModel):
+    """Another object the workload takes part of its description from (wlmap extension).
+
+    The caller fetches it (wlmap never does I/O while interpreting) and passes it in;
+    expressions read it as ``$<name>``, which is ``null`` when it was not provided.
+    TrainJob, for instance, takes its pod templates from its TrainingRuntime.
+    """
+
+    name: str
+    kind: GroupVersionKind
+    name_expression: str
+    namespace_expression: str | None = None
+
+
 class StructureDefinition(DefinitionModel):
     """The component tree of a workload kind."""
 
     root_component: ComponentDefinition
     child_components: tuple[ComponentDefinition, ...] = ()
     additional_child_kinds: tuple[GroupVersionKind, ...] = Field(default=())
+    references: tuple[Reference, ...] = ()
 
     def components(self) -> tuple[ComponentDefinition, ...]:
         """The root followed by the children, in definition order."""

@@ -8,6 +8,7 @@ from wlmap.workload.gangs import GangGroup
 from wlmap.workload.interpret import interpret
 from wlmap.workload.patches import Patch, PodChanges, patch_pods
 from wlmap.workload.pods import PodPlacement
+from wlmap.workload.references import ReferenceRequest, reference_requests
 from wlmap.workload.resources import PodResources, pod_resources
 from wlmap.workload.status import Evidence, MatcherResult, StatusReport
 from wlmap.workload.suspend import SuspendState, suspend_patch, suspend_state
@@ -23,6 +24,7 @@ __all__ = [
     "PodChanges",
     "PodPlacement",
     "PodResources",
+    "ReferenceRequest",
     "StatusReport",
     "SuspendState",
     "WorkloadView",
@@ -31,6 +33,7 @@ __all__ = [
     "patch_pods",
     "pod_resources",
     "prepare",
+    "reference_requests",
     "suspend_patch",
     "suspend_state",
 ]

@@ -12,6 +12,7 @@ from wlmap.workload.compiled import CompiledDefinition, prepare
 from wlmap.workload.counts import PodCount, count_pods
 from wlmap.workload.gangs import gang_groups
 from wlmap.workload.pods import PodPlacement, attribute_pods
+from wlmap.workload.references import bind_references
 from wlmap.workload.resources import PodResources, pod_resources
 from wlmap.workload.status import evaluate_status
 from wlmap.workload.structure import Instance, extract_instances
@@ -25,6 +26,7 @@ def interpret(
     *,
     pods: Sequence[Mapping[str, Any]] | None = None,
     claims: Mapping[str, Mapping[str, Any]] | None = None,
+    references: Mapping[str, Any] | None = None,
     variables: Mapping[str, Any] | None = None,
     strict: bool = False,
 ) -> WorkloadView:
@@ -36,6 +38,9 @@ def interpret(
         pods: the workload's pods, when known: they are attributed to components and
             split into gangs.
         claims: DRA ResourceClaims and ResourceClaimTemplates by name, for GPU counts.
+        references: the objects the definition's ``references`` name, by reference name
+            (see :func:`reference_requests`); a missing one reads as ``null`` and is listed
+            in ``missing_references``.
         variables: values of ``$name`` variables the definition's expressions use.
         strict: raise the first error instead of recording it in ``warnings``.
 
@@ -44,6 +49,7 @@ def interpret(
     """
     compiled = prepare(definition)
     issues = Issues(strict=strict)
+    variables, missing_references = bind_references(compiled, obj, references, variables, issues)
     instances = extract_instances(compiled, obj, issues, variables)
     counts = count_pods(compiled, instances)
     placements = attribute_pods(compiled, instances, pods, issues) if pods is not None else None
@@ -76,7 +82,14 @@ def interpret(
         suspend_reader=_suspend_reader(compiled, obj, strict),
         pods=tuple(placements) if placements is not None else None,
         components_without_pods=missing,
-        warnings=tuple(issues.messages()),
+        missing_references=missing_references,
+        warnings=tuple(
+            [
+                f"reference ${name} was not provided; fields read from it are empty"
+                for name in missing_references
+            ]
+            + issues.messages()
+        ),
     )
 
 

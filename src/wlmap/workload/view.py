@@ -80,6 +80,7 @@ class WorkloadView:
     suspend_reader: Callable[[], SuspendState]
     pods: tuple[PodPlacement, ...] | None
     components_without_pods: tuple[tuple[str, str | None], ...]
+    missing_references: tuple[str, ...]
     warnings: tuple[str, ...]
 
     @cached_property
@@ -119,6 +120,7 @@ class WorkloadView:
             "componentsWithoutPods": [
                 {"component": c, "instance": i} for c, i in self.components_without_pods
             ],
+            "missingReferences": list(self.missing_references),
             "warnings": list(self.warnings),
         }
 

@@ -215,6 +215,26 @@ RULES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
         "listed twice",
     ),
     (
+        "variable no reference declares",
+        lambda d: child(d)["scaleDefinition"].update(replicasPath="$runtime.spec.replicas"),
+        f"{CHILD0}.scaleDefinition.replicasPath",
+        "no entry of structureDefinition.references declares",
+    ),
+    (
+        "reference name that is not an identifier",
+        lambda d: d["spec"]["structureDefinition"].update(
+            references=[
+                {
+                    "name": "my-runtime",
+                    "kind": {"group": "x.io", "version": "v1", "kind": "R"},
+                    "nameExpression": ".spec.runtime",
+                }
+            ]
+        ),
+        "spec.structureDefinition.references[0].name",
+        "not usable as a jq variable",
+    ),
+    (
         "unknown field",
         lambda d: root(d).update(replicaz=".spec.x"),
         f"{ROOT}.replicaz",

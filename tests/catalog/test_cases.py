@@ -1,0 +1,43 @@
+"""The built-in catalog's cases: every definition proven on real objects in every state."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from wlmap.catalog import builtin_definitions, builtin_registry
+from wlmap.harness import Case, load_cases, run_case
+
+CASES = Path(__file__).parent / "cases"
+MINIMUM_CASES = 3
+
+
+def all_cases() -> list[Case]:
+    return load_cases(CASES) if CASES.is_dir() else []
+
+
+@pytest.mark.parametrize("case", all_cases(), ids=lambda c: c.name)
+def test_case(case: Case) -> None:
+    result = run_case(case, builtin_registry())
+    assert result.passed, f"{case.path}:\n" + "\n".join(f"  {m}" for m in result.mismatches)
+
+
+def test_every_definition_has_cases_and_one_from_the_corpus() -> None:
+    by_definition: dict[str, list[Case]] = defaultdict(list)
+    for case in all_cases():
+        by_definition[case.definition].append(case)
+    known = {d.name for d in builtin_definitions()}
+    assert set(by_definition) <= known, (
+        f"cases for unknown definitions: {set(by_definition) - known}"
+    )
+    lacking = {
+        name: len(by_definition[name])
+        for name in sorted(known)
+        if len(by_definition[name]) < MINIMUM_CASES
+        or not any(c.source.startswith("corpus/") for c in by_definition[name])
+    }
+    assert not lacking, (
+        f"definitions with fewer than {MINIMUM_CASES} cases or none from the corpus: {lacking}"
+    )
