@@ -73,7 +73,10 @@ class Engine:
         first: bool = False,
     ) -> list[Any]:
         names = program.variables
-        value_json = json.dumps(value)
+        try:
+            value_json = json.dumps(value)
+        except (TypeError, ValueError) as exc:
+            raise ExpressionError(f"the input is not JSON data: {exc}", program.text) from None
         if len(value_json) > self.limits.max_input_bytes:
             raise LimitExceededError(
                 f"input of {len(value_json)} bytes exceeds {self.limits.max_input_bytes}",

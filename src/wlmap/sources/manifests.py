@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from typing import Any
 import yaml
 
 from wlmap.errors import ManifestError
+from wlmap.sources.kubeyaml import load_all
 
 _SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -23,18 +25,30 @@ class Manifest:
     origin: str
 
 
-def read_manifests(sources: Iterable[str]) -> list[Manifest]:
+def read_manifests(
+    sources: Iterable[str], errors: list[ManifestError] | None = None
+) -> list[Manifest]:
     """Every object in the given files, folders (recursively) or ``-`` (standard input).
 
     ``List`` objects (``kubectl get -o yaml``) are unpacked; empty documents are skipped.
 
+    Args:
+        sources: paths, folders or ``-``.
+        errors: when given, a file that cannot be read or parsed is recorded here and the
+            others are still read; otherwise the first such file raises.
+
     Raises:
-        ManifestError: a file cannot be read or is not well-formed YAML/JSON.
+        ManifestError: a source does not exist, or (without ``errors``) a file is unreadable.
     """
     found: list[Manifest] = []
     for source in sources:
         for origin, text in _texts(source):
-            found.extend(parse_manifests(text, origin))
+            try:
+                found.extend(parse_manifests(text, origin))
+            except ManifestError as exc:
+                if errors is None:
+                    raise
+                errors.append(exc)
     return found
 
 
@@ -44,8 +58,15 @@ def parse_manifests(text: str, origin: str) -> list[Manifest]:
     Raises:
         ManifestError: the text is not well-formed, or a document is not an object.
     """
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        # JSON first: YAML rejects JSON that is indented with tabs.
+        try:
+            return [Manifest(obj, origin) for obj in _objects([json.loads(text)], origin)]
+        except (ValueError, RecursionError):
+            pass
     try:
-        docs = list(yaml.safe_load_all(text))
+        docs = load_all(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""

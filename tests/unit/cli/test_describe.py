@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from wlmap.cli.main import EXIT_INVALID_DEFINITION, EXIT_MANIFEST, EXIT_NO_DEFINITION, main
+from wlmap.cli._exits import INVALID_DEFINITION, NO_DEFINITION, UNREADABLE_INPUT
+from wlmap.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "src" / "wlmap" / "examples"
@@ -49,7 +50,7 @@ def test_uncovered_kind_is_reported_and_non_workloads_are_skipped(
         "apiVersion: v1\nkind: ConfigMap\n---\napiVersion: x.io/v1\nkind: Mystery\n"
     )
     code, out, err = run(capsys, "describe", "-f", str(manifest))
-    assert code == EXIT_NO_DEFINITION
+    assert code == NO_DEFINITION
     assert "no definition covers Mystery (x.io/v1)" in err
     assert "ConfigMap" not in err
     assert out.strip() == ""
@@ -59,7 +60,7 @@ def test_malformed_manifest_exit_code(capsys: pytest.CaptureFixture[str], tmp_pa
     manifest = tmp_path / "bad.yaml"
     manifest.write_text("kind: [unclosed\n")
     code, _, err = run(capsys, "describe", "-f", str(manifest))
-    assert code == EXIT_MANIFEST
+    assert code == UNREADABLE_INPUT
     assert "bad.yaml:2:1: malformed YAML" in err or "bad.yaml:1" in err
     assert "Traceback" not in err
 
@@ -70,6 +71,6 @@ def test_invalid_definition_exit_code(capsys: pytest.CaptureFixture[str], tmp_pa
         "apiVersion: run.ai/v1alpha1\nkind: Karta\nmetadata: {name: broken}\n"
         "spec: {structureDefinition: {rootComponent: {name: x, kind: {group: a, version: v1, kind: B}}}}\n"
     )
-    code, _, err = run(capsys, "describe", "-f", str(EXAMPLES), "--definitions", str(definition))
-    assert code == EXIT_INVALID_DEFINITION
+    code, _, err = run(capsys, "--definitions", str(definition), "describe", "-f", str(EXAMPLES))
+    assert code == INVALID_DEFINITION
     assert "broken component 'x' at spec.structureDefinition.rootComponent.statusDefinition" in err

@@ -1,0 +1,82 @@
+"""Exit codes, and the one place that turns errors into them."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+
+from wlmap.errors import (
+    ClusterError,
+    DefinitionError,
+    ManifestError,
+    NoDefinitionError,
+    WlmapError,
+    WorkloadNotFoundError,
+)
+
+OK = 0
+ERROR = 1
+USAGE = 2
+NOT_FOUND = 3
+NO_DEFINITION = 4
+INVALID_DEFINITION = 5
+UNREADABLE_INPUT = 6
+CLUSTER = 7
+TESTS_FAILED = 8
+
+HELP = (
+    "Exit codes: 0 ok, 1 error, 2 usage, 3 workload not found, 4 no definition covers the "
+    "type, 5 invalid definition, 6 unreadable input, 7 cluster or auth error, 8 definition "
+    "tests failed. Set WLMAP_TRACEBACK=1 to see tracebacks."
+)
+
+_CODES: list[tuple[type[WlmapError], int]] = [
+    (DefinitionError, INVALID_DEFINITION),
+    (ManifestError, UNREADABLE_INPUT),
+    (NoDefinitionError, NO_DEFINITION),
+    (WorkloadNotFoundError, NOT_FOUND),
+    (ClusterError, CLUSTER),
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Exit(Exception):
+    """Leave with a code after the output is written (not an error)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def code_for(error: WlmapError) -> int:
+    """The exit code of a wlmap error."""
+    return next((code for kind, code in _CODES if isinstance(error, kind)), ERROR)
+
+
+def guarded(command: F) -> F:
+    """Run a command: wlmap errors become one line and their code, anything else one line."""
+
+    @wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (Exit, click.ClickException):
+            raise
+        except WlmapError as exc:
+            sys.stderr.write(f"error: {exc}\n")
+            raise Exit(code_for(exc)) from None
+        except Exception as exc:
+            if os.environ.get("WLMAP_TRACEBACK"):
+                raise
+            sys.stderr.write(
+                f"error: unexpected {type(exc).__name__}: {exc} (WLMAP_TRACEBACK=1 shows where)\n"
+            )
+            raise Exit(ERROR) from None
+
+    return run  # type: ignore[return-value]  # wraps keeps the signature of F

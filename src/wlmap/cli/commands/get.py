@@ -1,0 +1,86 @@
+"""``wlmap get TYPE -f`` / ``--all-types``: list workloads with phase, pods and GPUs."""
+
+from __future__ import annotations
+
+import click
+
+from wlmap.cli._exits import NO_DEFINITION, Exit
+from wlmap.cli._session import Found, Session
+from wlmap.cli.commands._base import command, file_option, output_option
+from wlmap.cli.commands._selectors import matches_selector, parse_selector
+from wlmap.cli.commands._types import resolve_type
+from wlmap.definitions import STATUS_ORDER, GenericStatus
+from wlmap.views.listing import Listed, render_listing
+
+PHASES = [s.value for s in (*STATUS_ORDER, GenericStatus.UNDEFINED)]
+
+
+@command("get", short_help="List workloads of a type, or of every mapped type.")
+@click.argument("type_", metavar="[TYPE]", required=False)
+@click.option("--all-types", is_flag=True, help="Every mapped kind; only top-level workloads.")
+@file_option()
+@click.option("-n", "--namespace", help="Only this namespace.")
+@click.option(
+    "-A", "--all-namespaces", is_flag=True, help="Every namespace (the default for files)."
+)
+@click.option("-l", "--selector", help="Label selector on the workload (k=v, k!=v, k, !k).")
+@click.option(
+    "--phase", "phases", multiple=True, type=click.Choice(PHASES), help="Only these phases."
+)
+@output_option()
+def get(
+    session: Session,
+    type_: str | None,
+    all_types: bool,
+    files: tuple[str, ...],
+    namespace: str | None,
+    all_namespaces: bool,
+    selector: str | None,
+    phases: tuple[str, ...],
+    fmt: str,
+) -> None:
+    """List workloads sorted by namespace, kind and name.
+
+    TYPE is a kind, its plural or short form, or kind.group / kind.version.group.
+    """
+    if bool(type_) == all_types:
+        raise click.UsageError("give a TYPE or --all-types (not both)")
+    gvk = resolve_type(session.registry, type_) if type_ else None
+    required = parse_selector(selector) if selector else []
+    found, _ = session.read(files)
+
+    def keep(item: Found) -> bool:
+        view, obj = item.view, item.manifest.obj
+        if gvk is not None and (obj.get("kind"), obj.get("apiVersion", "").rpartition("/")[0]) != (
+            gvk.kind,
+            gvk.group,
+        ):
+            return False
+        if gvk is None and not item.top_level:
+            return False
+        if namespace and not all_namespaces and view.namespace != namespace:
+            return False
+        if phases and not set(view.phases) & set(phases):
+            return False
+        return matches_selector((obj.get("metadata") or {}).get("labels") or {}, required)
+
+    kept = sorted(
+        (f for f in found if keep(f)),
+        key=lambda f: (f.view.namespace or "", f.view.kind or "", f.view.name or ""),
+    )
+    items = [
+        Listed(f.view, f.origin, (f.manifest.obj.get("metadata") or {}).get("creationTimestamp"))
+        for f in kept
+    ]
+    if fmt in ("json", "yaml"):
+        session.output.document({"items": [i.to_dict() for i in items], "count": len(items)}, fmt)
+    elif items:
+        session.output.data(
+            render_listing(
+                items, wide=fmt == "wide", show_kind=all_types, width=session.output.width
+            )
+        )
+    else:
+        session.output.warn("no workloads found")
+    if type_ and gvk is None:
+        raise Exit(NO_DEFINITION)

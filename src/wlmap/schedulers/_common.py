@@ -1,0 +1,68 @@
+"""What every gang-scheduling target needs from a view: names, owner references, groups."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from wlmap.workload import ComponentView, GangGroup, WorkloadView
+
+_DNS = re.compile(r"[^a-z0-9-]+")
+
+
+def dns_label(*parts: str) -> str:
+    """A DNS-1123 label built from parts (lower case, dashes, at most 63 characters)."""
+    text = _DNS.sub("-", "-".join(p for p in parts if p).lower()).strip("-")
+    return text[:63].rstrip("-") or "group"
+
+
+def object_meta(view: WorkloadView, obj: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """Metadata of a generated object: namespace, labels, and an owner reference to the
+    workload when its uid is known (so the object goes away with it)."""
+    metadata: dict[str, Any] = {
+        "name": name,
+        "labels": {"app.kubernetes.io/managed-by": "wlmap", "wlmap.dev/workload": view.name or ""},
+    }
+    if view.namespace:
+        metadata["namespace"] = view.namespace
+    uid = (obj.get("metadata") or {}).get("uid")
+    if uid and view.api_version and view.kind and view.name:
+        metadata["ownerReferences"] = [
+            {
+                "apiVersion": view.api_version,
+                "kind": view.kind,
+                "name": view.name,
+                "uid": uid,
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
+    return metadata
+
+
+def gangs(view: WorkloadView) -> list[GangGroup]:
+    """The view's gangs, or one gang of every pod the workload asks for when the
+    definition says nothing about gangs (each target needs at least one group)."""
+    if view.gang_groups:
+        preferred = [g for g in view.gang_groups if g.source == "podGroup"]
+        return preferred or list(view.gang_groups)
+    members = tuple(dict.fromkeys(c.name for c in pod_components(view)))
+    minimum = sum(c.min_pods for c in pod_components(view))
+    return [
+        GangGroup(
+            name=view.name or "workload", min_member=minimum, members=members, source="default"
+        )
+    ]
+
+
+def pod_components(view: WorkloadView) -> list[ComponentView]:
+    """Component instances that ask for pods."""
+    return [c for c in view.components if c.template is not None and c.pods > 0]
+
+
+def topology(gang: GangGroup) -> dict[str, Any] | None:
+    """A gang's topology as the three fields schedulers share, or None."""
+    if gang.topology is None:
+        return None
+    return gang.topology.model_dump(by_alias=True, exclude_none=True)

@@ -1,0 +1,87 @@
+"""A set of objects read together (a dump): owners, pods and claims found among them.
+
+``kubectl get -o yaml`` dumps carry ``metadata.uid`` and ``ownerReferences``, so pods can be
+traced to the workload that owns them (through ReplicaSets, Jobs, StatefulSets...) and
+workloads owned by another mapped workload can be told apart from top-level ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from wlmap.sources.manifests import Manifest
+
+MAX_OWNER_HOPS = 6
+CLAIM_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
+
+
+def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    metadata = obj.get("metadata")
+    return metadata if isinstance(metadata, Mapping) else {}
+
+
+def controller_uid(obj: Mapping[str, Any]) -> str | None:
+    """The uid of the object's controlling owner (or its only owner), if any."""
+    owners = [o for o in _metadata(obj).get("ownerReferences") or () if isinstance(o, Mapping)]
+    chosen = next(
+        (o for o in owners if o.get("controller")), owners[0] if len(owners) == 1 else None
+    )
+    uid = chosen.get("uid") if chosen else None
+    return uid if isinstance(uid, str) else None
+
+
+@dataclass
+class Inventory:
+    """Objects indexed by uid, with pods and DRA claims set apart."""
+
+    manifests: list[Manifest]
+    by_uid: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pods: list[dict[str, Any]] = field(default_factory=list)
+    claims: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _pods_by_owner: dict[str, list[dict[str, Any]]] | None = None
+
+    def __post_init__(self) -> None:
+        for manifest in self.manifests:
+            obj = manifest.obj
+            uid = _metadata(obj).get("uid")
+            if isinstance(uid, str):
+                self.by_uid[uid] = obj
+            kind = obj.get("kind")
+            if kind == "Pod" and obj.get("apiVersion") == "v1":
+                self.pods.append(obj)
+            elif kind in CLAIM_KINDS:
+                self.claims[str(_metadata(obj).get("name"))] = obj
+
+    def owners(self, obj: Mapping[str, Any]) -> Iterable[dict[str, Any]]:
+        """The controller owner chain of an object, nearest first (as far as the dump holds it)."""
+        current: Mapping[str, Any] = obj
+        for _ in range(MAX_OWNER_HOPS):
+            uid = controller_uid(current)
+            owner = self.by_uid.get(uid) if uid else None
+            if owner is None:
+                return
+            yield owner
+            current = owner
+
+    def is_top_level(
+        self, obj: Mapping[str, Any], covered: Callable[[Mapping[str, Any]], bool]
+    ) -> bool:
+        """No owner in the chain is of a covered (mapped) kind."""
+        return not any(covered(owner) for owner in self.owners(obj))
+
+    def pods_of(self, obj: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+        """Pods whose owner chain reaches ``obj``; None when the dump holds no pods at all
+        or the object has no uid (pods then are unknown, not absent)."""
+        uid = _metadata(obj).get("uid")
+        if not self.pods or not isinstance(uid, str):
+            return None
+        if self._pods_by_owner is None:
+            self._pods_by_owner = {}
+            for pod in self.pods:
+                for owner in self.owners(pod):
+                    owner_uid = _metadata(owner).get("uid")
+                    if isinstance(owner_uid, str):
+                        self._pods_by_owner.setdefault(owner_uid, []).append(pod)
+        return list(self._pods_by_owner.get(uid, ()))
