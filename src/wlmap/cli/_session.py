@@ -14,7 +14,7 @@ from wlmap.definitions.registry import Entry, Registry
 from wlmap.errors import ManifestError
 from wlmap.sources import Inventory, read_manifests
 from wlmap.sources.manifests import Manifest
-from wlmap.workload import WorkloadView, interpret
+from wlmap.workload import WorkloadView, interpret, prepare, reference_requests
 
 # Kinds that never carry a workload: skipped quietly instead of reported as uncovered.
 NOT_WORKLOADS = frozenset(
@@ -114,10 +114,31 @@ class Session:
                     uncovered.append(manifest)
                 continue
             view = interpret(
-                entry.definition, obj, pods=inventory.pods_of(obj), claims=inventory.claims or None
+                entry.definition,
+                obj,
+                pods=inventory.pods_of(obj),
+                claims=inventory.claims or None,
+                references=_references(entry, obj, inventory),
             )
             found.append(Found(manifest, entry, view, inventory.is_top_level(obj, covered)))
         return found, uncovered
+
+
+def _references(
+    entry: Entry, obj: Mapping[str, Any], inventory: Inventory
+) -> dict[str, Any] | None:
+    """The objects the definition refers to that the input itself holds."""
+    if not entry.definition.spec.structure_definition.references:
+        return None
+    found = {}
+    for request in reference_requests(prepare(entry.definition), obj):
+        if request.name is not None:
+            match = inventory.find(
+                request.kind.group, request.kind.kind, request.name, request.namespace
+            )
+            if match is not None:
+                found[request.reference] = match
+    return found
 
 
 def _entry(registry: Registry, obj: Mapping[str, Any]) -> Entry | None:

@@ -70,14 +70,8 @@ def _check(text: str, role: Role) -> Iterator[tuple[str, Severity]]:
             )
 
 
-_ENGINE: jq.Engine | None = None
-
-
 def _compile(text: str) -> jq.Program:
-    global _ENGINE  # noqa: PLW0603 - one shared engine caches compiled programs for validation
-    if _ENGINE is None:
-        _ENGINE = jq.Engine()
-    return _ENGINE.compile(text)
+    return jq.default_engine().compile(text)
 
 
 def _variables(text: str) -> tuple[str, ...]:

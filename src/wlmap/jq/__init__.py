@@ -6,10 +6,19 @@ run on libjq, in-process for trusted definitions or in a killable worker process
 """
 
 from wlmap.jq._parser import parse
-from wlmap.jq.engine import Engine, Program
+from wlmap.jq.engine import Engine, Program, default_engine
 from wlmap.jq.limits import Limits
 from wlmap.jq.paths import path_problems
 from wlmap.jq.safety import unsafe_constructs
 from wlmap.jq.syntax import Node
 
-__all__ = ["Engine", "Limits", "Node", "Program", "parse", "path_problems", "unsafe_constructs"]
+__all__ = [
+    "Engine",
+    "Limits",
+    "Node",
+    "Program",
+    "default_engine",
+    "parse",
+    "path_problems",
+    "unsafe_constructs",
+]

@@ -165,6 +165,8 @@ def sort_key(v: Any) -> tuple[Any, ...]:
         return (4, v)
     if type(v) is list:
         return (5, tuple(sort_key(item) for item in v))
+    if type(v) is not dict:
+        raise Unsupported(f"{type(v).__name__} is not JSON data")
     keys = sorted(v)
     return (6, tuple(keys), tuple(sort_key(v[k]) for k in keys))
 

@@ -54,6 +54,23 @@ class Inventory:
             elif kind in CLAIM_KINDS:
                 self.claims[str(_metadata(obj).get("name"))] = obj
 
+    def find(
+        self, group: str, kind: str, name: str, namespace: str | None
+    ) -> dict[str, Any] | None:
+        """An object of the dump by group, kind and name; a namespaced object must also be
+        in ``namespace`` (cluster-scoped ones have none)."""
+        for manifest in self.manifests:
+            obj = manifest.obj
+            metadata = _metadata(obj)
+            if (
+                obj.get("kind") == kind
+                and str(obj.get("apiVersion", "")).rpartition("/")[0] == group
+                and metadata.get("name") == name
+                and metadata.get("namespace") in (None, namespace)
+            ):
+                return obj
+        return None
+
     def owners(self, obj: Mapping[str, Any]) -> Iterable[dict[str, Any]]:
         """The controller owner chain of an object, nearest first (as far as the dump holds it)."""
         current: Mapping[str, Any] = obj

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 Path = list[str | int]
-_MISSING = object()
+MISSING = object()  # what lookup() gives for a path that does not resolve
 
 
 def pointer(path: Sequence[str | int]) -> str:
@@ -23,18 +23,18 @@ def lookup(doc: Any, path: Sequence[str | int]) -> Any:
             node = node[part]
         elif isinstance(node, list) and isinstance(part, str) and part.isdigit():
             if int(part) >= len(node):
-                return _MISSING
+                return MISSING
             node = node[int(part)]
         elif isinstance(node, list) and isinstance(part, int) and -len(node) <= part < len(node):
             node = node[part]
         else:
-            return _MISSING
+            return MISSING
     return node
 
 
 def exists(doc: Any, path: Sequence[str | int]) -> bool:
     """Whether ``path`` resolves in ``doc``."""
-    return lookup(doc, path) is not _MISSING
+    return lookup(doc, path) is not MISSING
 
 
 class PatchBuilder:
@@ -73,7 +73,7 @@ class PatchBuilder:
     def append(self, path: Path, value: Any) -> None:
         """Append to the list at ``path`` (creating it when absent)."""
         current = lookup(self.doc, path)
-        if current is _MISSING or current is None:
+        if current is MISSING or current is None:
             self.set(path, [value])
         elif isinstance(current, list):
             self._apply({"op": "add", "path": pointer([*path, "-"]), "value": copy.deepcopy(value)})

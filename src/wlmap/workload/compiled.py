@@ -13,16 +13,6 @@ from wlmap.definitions.expressions import component_path
 from wlmap.definitions.structure import ComponentDefinition
 from wlmap.errors import ExpressionError
 
-_DEFAULT_ENGINE: jq.Engine | None = None
-
-
-def default_engine() -> jq.Engine:
-    """The shared in-process engine used for trusted definitions (catalog and local files)."""
-    global _DEFAULT_ENGINE  # noqa: PLW0603 - a process-wide compile cache
-    if _DEFAULT_ENGINE is None:
-        _DEFAULT_ENGINE = jq.Engine()
-    return _DEFAULT_ENGINE
-
 
 @dataclass(frozen=True)
 class Expr:
@@ -133,11 +123,11 @@ def compile_definition(
     Raises:
         ExpressionError: an expression does not compile (it names where it is).
     """
-    engine = engine or default_engine()
+    engine = engine or jq.default_engine()
     exprs: dict[str, Expr] = {}
     for site in expression_sites(definition):
         try:
-            program = engine.compile(site.text)
+            program = engine.compile(site.text, verify=False)
         except ExpressionError as exc:
             raise exc.located(
                 definition=definition.name, component=site.component, field=site.path
@@ -205,5 +195,4 @@ __all__ = [
     "Role",
     "compile_definition",
     "component_base",
-    "default_engine",
 ]

@@ -71,23 +71,47 @@ def subtree_minimum(
     chosen = instances.get(component, [])
     if instance_id is not None:
         chosen = [i for i in chosen if i.instance == instance_id]
-    has_children = bool(compiled.children.get(component))
-    children = sum(
-        subtree_minimum(compiled, instances, c) for c in compiled.children.get(component, ())
-    )
+    child_names = compiled.children.get(component, ())
     bears_pods = component in compiled.pod_bearing
     total = 0
     for item in chosen:
-        own = _own_minimum(item.scale, bears_pods)
+        # Children keyed like their parent (a JobSet's replicatedJob and its pods) count
+        # only the instance of the same id; other children count all their instances.
+        children = sum(
+            subtree_minimum(compiled, instances, child, _scoped(instances, child, item.instance))
+            for child in child_names
+        )
+        own = 0 if bears_pods and not runs_pods(item) else _own_minimum(item.scale, bears_pods)
         if per_unit:
-            own = None if has_children else min(own or 0, 1)
+            own = None if child_names else min(own or 0, 1)
         if own is None:
             total += children
-        elif has_children:
+        elif child_names:
             total += own * children
         else:
             total += own
     return total
+
+
+def _scoped(
+    instances: Mapping[str, list[Instance]], child: str, parent_id: str | None
+) -> str | None:
+    """The child's instance of the parent's id, when the child has one."""
+    if parent_id is None:
+        return None
+    return parent_id if any(i.instance == parent_id for i in instances.get(child, ())) else None
+
+
+def runs_pods(instance: Instance) -> bool:
+    """Whether a pod-bearing instance asks for pods: it has a pod template, or its scale
+    gives an explicit count (the operator builds the pods from a default template, as
+    KubeRay does for a RayJob's submitter). An optional role that is absent runs none."""
+    scale = instance.scale
+    return (
+        instance.template is not None
+        or scale.replicas is not None
+        or scale.min_replicas is not None
+    )
 
 
 def _own_minimum(scale: Scale, bears_pods: bool) -> int | None:

@@ -122,8 +122,21 @@ def _static_legacy(
     compiled: CompiledDefinition, instances: Mapping[str, list[Instance]], group: LegacyPodGroup
 ) -> GangGroup:
     members = tuple(m.component_name for m in group.members)
-    minimum = sum(subtree_minimum(compiled, instances, m) for m in members)
+    minimum = sum(
+        subtree_minimum(compiled, instances, m.component_name, per_unit=_per_unit(compiled, m))
+        for m in group.members
+    )
     return GangGroup(group.name, minimum, members, source="podGroups")
+
+
+def _per_unit(compiled: CompiledDefinition, member: PodGroupMember) -> bool:
+    """A gang keyed by the member's own replica key is one replica of it (an LWS group)."""
+    selector = compiled.components[member.component_name].pod_selector
+    return (
+        selector is not None
+        and selector.replica_selector is not None
+        and selector.replica_selector.key_path in member.group_by_key_paths
+    )
 
 
 def _legacy_by_pods(
@@ -151,15 +164,12 @@ def _legacy_by_pods(
         if key is None:
             continue
         narrowed = placement.instance if member.component_name == placement.component else None
-        selector = compiled.components[member.component_name].pod_selector
-        # A gang keyed by the member's own replica key is one replica of it (an LWS group).
-        per_unit = (
-            selector is not None
-            and selector.replica_selector is not None
-            and selector.replica_selector.key_path in member.group_by_key_paths
-        )
         minimum = subtree_minimum(
-            compiled, instances, member.component_name, narrowed, per_unit=per_unit
+            compiled,
+            instances,
+            member.component_name,
+            narrowed,
+            per_unit=_per_unit(compiled, member),
         )
         names, current, components = gangs.setdefault(key, ([], minimum, set()))
         names.append(placement.name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -9,8 +10,8 @@ from wlmap.definitions import Definition
 from wlmap.errors import WlmapError
 from wlmap.workload._issues import Issues
 from wlmap.workload.compiled import CompiledDefinition, prepare
-from wlmap.workload.counts import PodCount, count_pods
-from wlmap.workload.gangs import gang_groups
+from wlmap.workload.counts import PodCount, count_pods, runs_pods
+from wlmap.workload.gangs import GangGroup, gang_groups
 from wlmap.workload.pods import PodPlacement, attribute_pods
 from wlmap.workload.references import bind_references
 from wlmap.workload.resources import PodResources, pod_resources
@@ -59,7 +60,22 @@ def interpret(
         if view.total is not None:
             totals = totals.add(view.total)
     status = evaluate_status(compiled, obj, issues, variables)
-    gangs = gang_groups(compiled, instances, placements, pods, issues)
+
+    def gangs() -> tuple[GangGroup, ...]:
+        return tuple(gang_groups(compiled, instances, placements, pods, issues))
+
+    def warnings() -> tuple[str, ...]:
+        absent = [
+            f"reference ${n} was not provided; fields read from it are empty"
+            for n in missing_references
+        ]
+        return (*absent, *issues.messages())
+
+    gangs_reader = gangs
+    if strict:  # raise now, not when the view is read
+        computed = gangs()
+        gangs_reader = functools.partial(tuple, computed)
+
     raw_metadata = obj.get("metadata")
     metadata: Mapping[str, Any] = raw_metadata if isinstance(raw_metadata, Mapping) else {}
     missing = tuple(
@@ -76,20 +92,14 @@ def interpret(
         phases=status.phases,
         components=tuple(components),
         totals=totals,
-        total_pods=sum(c.pods for c in components if c.template is not None),
-        gang_groups=tuple(gangs),
+        total_pods=sum(c.pods for c in components),
+        gangs_reader=gangs_reader,
         explanation=status,
-        suspend_reader=_suspend_reader(compiled, obj, strict),
+        suspend_reader=_suspend_reader(compiled, obj, status.phases, strict),
         pods=tuple(placements) if placements is not None else None,
         components_without_pods=missing,
         missing_references=missing_references,
-        warnings=tuple(
-            [
-                f"reference ${name} was not provided; fields read from it are empty"
-                for name in missing_references
-            ]
-            + issues.messages()
-        ),
+        warnings_reader=warnings,
     )
 
 
@@ -110,6 +120,7 @@ def _component_views(
             per_pod: PodResources | None = None
             total: PodResources | None = None
             template = instance.template
+            asks = name in compiled.pod_bearing and runs_pods(instance)
             if template is not None:
                 per_pod = _per_pod(template, claims, f"{name}.spec", issues)
                 total = per_pod.scaled(count.desired) if per_pod is not None else None
@@ -128,8 +139,8 @@ def _component_views(
                     replicas=instance.scale.replicas,
                     min_replicas=instance.scale.min_replicas,
                     max_replicas=instance.scale.max_replicas,
-                    pods=count.desired if template is not None else 0,
-                    min_pods=count.minimum if template is not None else 0,
+                    pods=count.desired if asks else 0,
+                    min_pods=count.minimum if asks else 0,
                     template=template,
                     per_pod=per_pod,
                     total=total,
@@ -141,15 +152,15 @@ def _component_views(
 
 
 def _suspend_reader(
-    compiled: CompiledDefinition, obj: Mapping[str, Any], strict: bool
+    compiled: CompiledDefinition, obj: Mapping[str, Any], phases: tuple[str, ...], strict: bool
 ) -> Callable[[], SuspendState]:
     if strict:
-        state = suspend_state(compiled, obj)
+        state = suspend_state(compiled, obj, phases)
         return lambda: state
 
     def read() -> SuspendState:
         try:
-            return suspend_state(compiled, obj)
+            return suspend_state(compiled, obj, phases)
         except WlmapError:
             return SuspendState(True, None)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from wlmap.definitions import Definition
 from wlmap.errors import ExpressionError, WriteBackError
-from wlmap.workload._jsonpatch import PatchBuilder, lookup
+from wlmap.workload._jsonpatch import MISSING, PatchBuilder, lookup
 from wlmap.workload.compiled import CompiledDefinition, Expr, component_base, prepare
 from wlmap.workload.patches import Patch
 
@@ -30,17 +30,24 @@ def _suspendable(compiled: CompiledDefinition) -> list[str]:
     return [n for n in compiled.order if compiled.components[n].suspend_definition is not None]
 
 
-def suspend_state(compiled: CompiledDefinition, obj: Mapping[str, Any]) -> SuspendState:
-    """Suspended when every suspend action's target already holds its suspend value."""
+def suspend_state(
+    compiled: CompiledDefinition, obj: Mapping[str, Any], phases: tuple[str, ...] = ()
+) -> SuspendState:
+    """Suspended when the status says so, or when every suspend action's target already
+    holds its suspend value (a ``null`` value means the field is absent)."""
     checks = _suspend_checks(compiled)
     if checks is None:
         return SuspendState(False, None)
+    if "Suspended" in phases:
+        return SuspendState(True, True)
     for expr, wanted in checks:
         try:
             paths = expr.paths(obj)
         except ExpressionError:
             return SuspendState(True, None)
-        if not paths or any(lookup(obj, p) != wanted for p in paths):
+        found = [lookup(obj, p) for p in paths]
+        held = [None if value is MISSING else value for value in found]
+        if not paths or any(value != wanted for value in held):
             return SuspendState(True, False)
     return SuspendState(True, True)
 
@@ -93,9 +100,13 @@ def suspend_patch(
                 paths = expr.paths(builder.doc)
             except ExpressionError as exc:
                 raise WriteBackError(f"{compiled.name}: component {name!r}: {exc.reason}") from exc
+            value = json.loads(action.value)
             for path in paths:
                 try:
-                    builder.set(list(path), json.loads(action.value))
+                    if value is None:  # null unsets the field (an annotation, say)
+                        builder.remove(list(path))
+                    else:
+                        builder.set(list(path), value)
                 except ValueError as exc:
                     raise WriteBackError(f"{compiled.name}: component {name!r}: {exc}") from exc
     return Patch(builder.ops, builder.merge_patch(), builder.doc)

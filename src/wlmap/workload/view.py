@@ -75,13 +75,24 @@ class WorkloadView:
     components: tuple[ComponentView, ...]
     totals: PodResources
     total_pods: int
-    gang_groups: tuple[GangGroup, ...]
+    gangs_reader: Callable[[], tuple[GangGroup, ...]]
     explanation: StatusReport
     suspend_reader: Callable[[], SuspendState]
     pods: tuple[PodPlacement, ...] | None
     components_without_pods: tuple[tuple[str, str | None], ...]
     missing_references: tuple[str, ...]
-    warnings: tuple[str, ...]
+    warnings_reader: Callable[[], tuple[str, ...]]
+
+    @cached_property
+    def gang_groups(self) -> tuple[GangGroup, ...]:
+        """The gangs, worked out on first use (listing workloads does not need them)."""
+        return self.gangs_reader()
+
+    @cached_property
+    def warnings(self) -> tuple[str, ...]:
+        """What could not be read; includes what working out the gangs met."""
+        _ = self.gang_groups
+        return self.warnings_reader()
 
     @cached_property
     def suspend(self) -> SuspendState:

@@ -99,3 +99,12 @@ def test_member_filters_choose_the_effective_member() -> None:
         ("group-0", ("vllm-0-1",)),
         ("group-1", ("vllm-1-1",)),
     ]
+
+
+def test_children_keyed_like_their_parent_count_only_their_instance() -> None:
+    obj = corpus_object("jobset/coordinator.yaml", "JobSet")
+    view = interpret(builtin_registry().for_object(obj), obj, strict=True)
+    pods = sum(c.pods for c in view.components if c.template is not None)
+    # 1 driver + 4 workers: each replicatedJob's pods, not every job's pods per job
+    assert pods == 5
+    assert [g.min_member for g in view.gang_groups if g.source == "podGroup"] == [5]

@@ -113,13 +113,23 @@ def test_bad_replica_value_is_reported() -> None:
 
 
 def test_missing_template_is_absent_not_empty() -> None:
+    isvc = {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", "spec": {}}
+    predictor = component(interpret(KSERVE, isvc, strict=True), "predictor")
+    assert predictor.template is None
+    assert predictor.pods == 0  # an absent role without a count runs nothing
+
+
+def test_a_count_without_a_template_still_counts_pods() -> None:
+    # The operator may build pods from a template of its own (KubeRay's default submitter):
+    # the count is known, the per-pod resources are not.
     obj = {
         "apiVersion": "jobset.x-k8s.io/v1alpha2",
         "kind": "JobSet",
         "metadata": {"name": "x"},
-        "spec": {"replicatedJobs": [{"name": "a", "replicas": 1}]},
+        "spec": {"replicatedJobs": [{"name": "a", "replicas": 2}]},
     }
     view = interpret(JOBSET, obj, strict=True)
     job = component(view, "replicatedJob", "a")
     assert job.template is None
-    assert job.pods == 0
+    assert (job.pods, job.per_pod) == (2, None)
+    assert view.total_pods == 2

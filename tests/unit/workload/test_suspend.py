@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from tests.corpus import corpus_object
-from tests.unit.workload.definitions import JOBSET, LWS
+from tests.unit.workload.definitions import JOBSET, LWS, define
 from wlmap.errors import WriteBackError
 from wlmap.workload import interpret, suspend_patch
 
@@ -41,3 +41,35 @@ def test_kind_without_native_suspend_says_so() -> None:
     }
     with pytest.raises(WriteBackError, match="no native suspend"):
         suspend_patch(LWS, original)
+
+
+def test_a_null_resume_value_removes_the_field() -> None:
+    definition = define(
+        """
+apiVersion: wlmap.dev/v1alpha1
+kind: WorkloadMap
+metadata: {name: stop-annotation}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: nb
+      kind: {group: kubeflow.org, version: v1, kind: Notebook}
+      statusDefinition:
+        conditionsDefinition: {path: .status.conditions}
+        statusMappings:
+          running: [{byConditions: [{type: Ready, status: "True"}]}]
+      suspendDefinition:
+        suspendActions:
+          - {path: '.metadata.annotations["kubeflow-resource-stopped"]', value: '"stopped"'}
+        resumeActions:
+          - {path: '.metadata.annotations["kubeflow-resource-stopped"]', value: "null"}
+"""
+    )
+    original = corpus_object("kubeflow-notebook/sample-v1.yaml", "Notebook")
+    stopped = suspend_patch(definition, original).patched
+    assert interpret(definition, stopped, strict=True).suspend.suspended is True
+    resumed = suspend_patch(definition, stopped, resume=True)
+    assert resumed.json_patch == [
+        {"op": "remove", "path": "/metadata/annotations/kubeflow-resource-stopped"}
+    ]
+    assert resumed.merge_patch == {"metadata": {"annotations": {"kubeflow-resource-stopped": None}}}
