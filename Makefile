@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench schema clean
+.PHONY: demo test lint typecheck unit bench schema docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,13 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/interpret.py
+	$(BIN)/python benchmarks/cli_get_dump.py
 
 schema: $(STAMP)
 	$(BIN)/python -m wlmap.definitions.schema deploy/crds
+
+docs: $(STAMP)
+	$(BIN)/python -m wlmap.catalog.reference docs/catalog.md
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

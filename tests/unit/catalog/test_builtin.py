@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
 from wlmap.catalog import builtin_definitions, builtin_registry
+from wlmap.catalog.reference import render
 from wlmap.definitions import slug, validate_definition
 
 
@@ -31,3 +33,8 @@ def test_one_definition_per_kind_and_version() -> None:
     registry = builtin_registry()
     assert registry.collisions == []
     assert len(registry) == len(builtin_definitions())
+
+
+def test_catalog_page_has_not_drifted() -> None:
+    page = Path(__file__).resolve().parents[3] / "docs" / "catalog.md"
+    assert page.read_text(encoding="utf-8") == render(), "docs/catalog.md is stale: run `make docs`"

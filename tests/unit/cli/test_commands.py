@@ -208,3 +208,17 @@ def test_completion_script(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "completion", "bash")
     assert code == OK
     assert "_WLMAP_COMPLETE" in out
+
+
+def test_validate_against_a_crd(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    good = (
+        ROOT / "src" / "wlmap" / "catalog" / "definitions" / "jobset-x-k8s-io-jobset-v1alpha2.yaml"
+    )
+    crd = corpus_path("crds/jobset.x-k8s.io_jobsets.yaml")
+    code, out, _ = run(capsys, "validate", str(good), "--crd", str(crd))
+    assert code == OK, out
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(good.read_text().replace("parallelism", "paralelism"))
+    code, out, _ = run(capsys, "validate", str(typo), "--crd", str(crd))
+    assert code == 5
+    assert "has no field 'paralelism' in the JobSet v1alpha2 schema" in out
