@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -99,6 +101,18 @@ class Session:
             self.output.warn(str(error))
         if errors and not manifests:
             raise errors[0]
+        # The input and the views live as long as the command and hold no cycles worth
+        # collecting: pause the cyclic collector, which would otherwise walk the growing
+        # heap again and again (a 10,000-object dump spends 40% of its time there).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._interpret_all(manifests)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _interpret_all(self, manifests: list[Manifest]) -> tuple[list[Found], list[Manifest]]:
         inventory = Inventory(manifests)
         registry = self.registry
 
