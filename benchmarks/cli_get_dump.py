@@ -85,14 +85,20 @@ def main() -> None:
         path = Path(folder) / f"dump.{args.format}"
         text = json.dumps(dump) if args.format == "json" else yaml.safe_dump(dump)
         path.write_text(text, encoding="utf-8")
-        parse_only = [sys.executable, "-c", f"import wlmap.sources as s; s.read_manifests([{str(path)!r}])"]
+        parse_only = [
+            sys.executable,
+            "-c",
+            f"import wlmap.sources as s; s.read_manifests([{str(path)!r}])",
+        ]
         get = [sys.executable, "-m", "wlmap.cli", "get", "--all-types", "-f", str(path)]
         base_time, _ = run(parse_only)
         wall, peak = run(get)
     print(f"dump: {args.count} workloads, {len(text) / 1e6:.1f} MB {args.format}")
     print(f"parse only (baseline): {base_time:.2f} s")
-    print(f"get --all-types:       {wall:.2f} s  ({wall / args.count * 1e6:.0f} us per workload), "
-          f"peak RSS {peak:.0f} MB  (targets: < 5 s, < 500 MB)")
+    print(
+        f"get --all-types:       {wall:.2f} s  ({wall / args.count * 1e6:.0f} us per workload), "
+        f"peak RSS {peak:.0f} MB  (targets: < 5 s, < 500 MB)"
+    )
     print(f"ratio get / parse: {wall / base_time:.2f}")
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
