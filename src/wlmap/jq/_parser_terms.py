@@ -97,29 +97,14 @@ def _call(p: _Parser) -> s.Node:
     return s.Call(name, tuple(args))
 
 
-def _if(p: _Parser) -> s.Node:
-    p.expect("if")
-    cond = p.pipe()
-    p.expect("then")
-    then = p.pipe()
-    if p.tok.kind == "elif":
-        return s.If(cond, then, _if_tail(p))
-    else_: s.Node | None = None
-    if p.tok.kind == "else":
-        p.advance()
-        else_ = p.pipe()
-    p.expect("end")
-    return s.If(cond, then, else_)
-
-
-def _if_tail(p: _Parser) -> s.Node:
+def _if(p: _Parser, keyword: str = "if") -> s.Node:
     # An ``elif`` is an ``if`` nested in the else branch that shares the single ``end``.
-    p.expect("elif")
+    p.expect(keyword)
     cond = p.pipe()
     p.expect("then")
     then = p.pipe()
     if p.tok.kind == "elif":
-        return s.If(cond, then, _if_tail(p))
+        return s.If(cond, then, _if(p, "elif"))
     else_: s.Node | None = None
     if p.tok.kind == "else":
         p.advance()

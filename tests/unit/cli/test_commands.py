@@ -9,17 +9,8 @@ import pytest
 import yaml
 
 from tests.corpus import corpus_path
+from tests.unit.cli.runner import EXAMPLES, ROOT, run
 from wlmap.cli._exits import NO_DEFINITION, OK, TESTS_FAILED, UNREADABLE_INPUT, USAGE
-from wlmap.cli.main import main
-
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = ROOT / "src" / "wlmap" / "examples"
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_get_all_types_table(capsys: pytest.CaptureFixture[str]) -> None:

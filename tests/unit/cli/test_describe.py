@@ -8,17 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.cli.runner import EXAMPLES, ROOT, run
 from wlmap.cli._exits import INVALID_DEFINITION, NO_DEFINITION, UNREADABLE_INPUT
-from wlmap.cli.main import main
-
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = ROOT / "src" / "wlmap" / "examples"
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_readme_example_is_the_real_output(capsys: pytest.CaptureFixture[str]) -> None:
