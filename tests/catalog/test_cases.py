@@ -14,7 +14,10 @@ CASES = Path(__file__).parent / "cases"
 MINIMUM_CASES = 3
 # Kinds the shared corpus holds no manifest of: their real-object case is an upstream
 # manifest read at a pinned commit (its `source:` starts with `upstream/`).
-NOT_IN_CORPUS = {"slinky-slurm-net-nodeset-v1beta1": "the corpus has no NodeSet manifest"}
+NOT_IN_CORPUS = {
+    "slinky-slurm-net-nodeset-v1beta1": "the corpus has no NodeSet manifest",
+    "flink-apache-org-flinkdeployment-v1beta1": "the corpus has no Flink manifest",
+}
 
 
 def all_cases() -> list[Case]:
@@ -48,3 +51,20 @@ def test_every_definition_has_cases_and_one_from_the_corpus() -> None:
 
 def _real_prefix(definition: str) -> str:
     return "upstream/" if definition in NOT_IN_CORPUS else "corpus/"
+
+
+def test_no_case_expects_two_lifecycle_states_at_once() -> None:
+    # Overlapping matchers show up as two primary states; only Degraded may accompany one.
+    primary = {
+        "Initializing",
+        "Running",
+        "Completed",
+        "Failed",
+        "Suspended",
+        "Suspending",
+        "Resuming",
+    }
+    for case in all_cases():
+        assert "phases" in case.expect, f"{case.name}: every case states the exact phases"
+        states = [p for p in case.expect["phases"] if p in primary]
+        assert len(states) <= 1, f"{case.name}: {states}"
