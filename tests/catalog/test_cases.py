@@ -17,6 +17,7 @@ MINIMUM_CASES = 3
 NOT_IN_CORPUS = {
     "slinky-slurm-net-nodeset-v1beta1": "the corpus has no NodeSet manifest",
     "flink-apache-org-flinkdeployment-v1beta1": "the corpus has no Flink manifest",
+    "apps-nvidia-com-nimpipeline-v1alpha1": "the corpus has no NIMPipeline manifest",
 }
 
 
