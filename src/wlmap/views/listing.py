@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -15,19 +15,62 @@ from wlmap.workload.quantity import format_bytes, format_cores
 
 @dataclass(frozen=True)
 class Listed:
-    """A workload as ``get`` lists it."""
+    """A workload as ``get`` lists it: small, so that it can cross process boundaries."""
 
-    view: WorkloadView
+    api_version: str | None
+    kind: str | None
+    name: str | None
+    namespace: str | None
+    definition: str
+    phases: tuple[str, ...]
+    total_pods: int
+    gpus: Decimal
+    cpu: Decimal
+    memory: Decimal
+    totals: dict[str, Any]
+    labels: dict[str, str]
     origin: str
     created: str | None
+    top_level: bool
+
+    @classmethod
+    def of(cls, view: WorkloadView, obj: Mapping[str, Any], origin: str, top_level: bool) -> Listed:
+        """The listing row of a view."""
+        metadata = obj.get("metadata") or {}
+        labels = metadata.get("labels")
+        created = metadata.get("creationTimestamp")
+        totals = view.totals
+        return cls(
+            api_version=view.api_version,
+            kind=view.kind,
+            name=view.name,
+            namespace=view.namespace,
+            definition=view.definition,
+            phases=view.phases,
+            total_pods=view.total_pods,
+            gpus=totals.total_gpus,
+            cpu=totals.requests.get("cpu", Decimal(0)),
+            memory=totals.requests.get("memory", Decimal(0)),
+            totals=view.totals_dict(),
+            labels=dict(labels) if isinstance(labels, Mapping) else {},
+            origin=origin,
+            created=created if isinstance(created, str) else None,
+            top_level=top_level,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON item: the view's identity, phases and totals."""
-        data = self.view.to_dict()
+        """The JSON item: identity, phases and totals."""
         return {
-            key: data[key]
-            for key in ("apiVersion", "kind", "name", "namespace", "definition", "phases", "totals")
-        } | {"createdAt": self.created, "origin": self.origin}
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "name": self.name,
+            "namespace": self.namespace,
+            "definition": self.definition,
+            "phases": list(self.phases),
+            "totals": self.totals,
+            "createdAt": self.created,
+            "origin": self.origin,
+        }
 
 
 def age(created: str | None, now: datetime | None = None) -> str:
@@ -67,22 +110,17 @@ def render_listing(
         headers += ["CPU", "MEMORY", "DEFINITION"]
     rows = []
     for item in items:
-        view = item.view
-        gpus = view.totals.total_gpus
+        gpus = item.gpus
         row = [
-            view.namespace or "-",
-            view.name or "-",
-            *([view.kind or "-"] if show_kind else []),
-            ",".join(view.phases),
-            str(view.total_pods),
+            item.namespace or "-",
+            item.name or "-",
+            *([item.kind or "-"] if show_kind else []),
+            ",".join(item.phases),
+            str(item.total_pods),
             str(int(gpus)) if gpus == int(gpus) else f"{float(gpus):g}",
             age(item.created, now),
         ]
         if wide:
-            row += [
-                format_cores(view.totals.requests.get("cpu", Decimal(0))),
-                format_bytes(view.totals.requests.get("memory", Decimal(0))),
-                view.definition,
-            ]
+            row += [format_cores(item.cpu), format_bytes(item.memory), item.definition]
         rows.append(row)
     return render_table(headers, rows, width)

@@ -102,10 +102,21 @@ class WorkloadView:
         """
         return self.suspend_reader()
 
+    def totals_dict(self) -> dict[str, Any]:
+        """The ``totals`` object of the JSON contract."""
+        totals = self.totals
+        requests = {k: quantity_to_number(k, v) for k, v in totals.requests.items()}
+        return {
+            "pods": self.total_pods,
+            "gpus": quantity_to_number("gpus", totals.total_gpus),
+            "cpu": requests.get("cpu", 0),
+            "memory": requests.get("memory", 0),
+            "mig": dict(totals.mig),
+            "resources": requests,
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract (see docs/json-output.md)."""
-        totals = self.totals.to_dict()
-        requests = totals["requests"]
         unclaimed = [p.to_dict() for p in self.pods or () if p.component is None]
         return {
             "apiVersion": self.api_version,
@@ -115,14 +126,7 @@ class WorkloadView:
             "definition": self.definition,
             "phases": list(self.phases),
             "components": [c.to_dict() for c in self.components],
-            "totals": {
-                "pods": self.total_pods,
-                "gpus": totals["totalGpus"],
-                "cpu": requests.get("cpu", 0),
-                "memory": requests.get("memory", 0),
-                "mig": totals["mig"],
-                "resources": requests,
-            },
+            "totals": self.totals_dict(),
             "gangGroups": [g.to_dict() for g in self.gang_groups],
             "explanation": self.explanation.to_dict(),
             "suspend": self.suspend.to_dict(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from wlmap.cli._exits import NO_DEFINITION, Exit
-from wlmap.cli._session import Found, Session
+from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
 from wlmap.cli.commands._selectors import matches_selector, parse_selector
 from wlmap.cli.commands._types import resolve_type
@@ -47,31 +47,24 @@ def get(
         raise click.UsageError("give a TYPE or --all-types (not both)")
     gvk = resolve_type(session.registry, type_) if type_ else None
     required = parse_selector(selector) if selector else []
-    found, _ = session.read(files)
+    listed = session.listing(files)
 
-    def keep(item: Found) -> bool:
-        view, obj = item.view, item.manifest.obj
-        if gvk is not None and (obj.get("kind"), obj.get("apiVersion", "").rpartition("/")[0]) != (
-            gvk.kind,
-            gvk.group,
-        ):
+    def keep(item: Listed) -> bool:
+        group = (item.api_version or "").rpartition("/")[0]
+        if gvk is not None and (item.kind, group) != (gvk.kind, gvk.group):
             return False
         if gvk is None and not item.top_level:
             return False
-        if namespace and not all_namespaces and view.namespace != namespace:
+        if namespace and not all_namespaces and item.namespace != namespace:
             return False
-        if phases and not set(view.phases) & set(phases):
+        if phases and not set(item.phases) & set(phases):
             return False
-        return matches_selector((obj.get("metadata") or {}).get("labels") or {}, required)
+        return matches_selector(item.labels, required)
 
-    kept = sorted(
-        (f for f in found if keep(f)),
-        key=lambda f: (f.view.namespace or "", f.view.kind or "", f.view.name or ""),
+    items = sorted(
+        (i for i in listed if keep(i)),
+        key=lambda i: (i.namespace or "", i.kind or "", i.name or ""),
     )
-    items = [
-        Listed(f.view, f.origin, (f.manifest.obj.get("metadata") or {}).get("creationTimestamp"))
-        for f in kept
-    ]
     if fmt in ("json", "yaml"):
         session.output.document({"items": [i.to_dict() for i in items], "count": len(items)}, fmt)
     elif items:
