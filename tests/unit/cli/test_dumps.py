@@ -1,0 +1,84 @@
+"""``kubectl get -o yaml`` dumps: pods reach their workload through owner references, and
+workloads owned by another mapped workload are not listed on their own."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.corpus import corpus_object
+from tests.unit.cli.runner import run
+from tests.unit.workload.podfactory import make_pod
+
+
+def owned_by(obj: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
+    obj.setdefault("metadata", {})["ownerReferences"] = [
+        {
+            "apiVersion": owner["apiVersion"],
+            "kind": owner["kind"],
+            "name": owner["metadata"]["name"],
+            "uid": owner["metadata"]["uid"],
+            "controller": True,
+        }
+    ]
+    return obj
+
+
+def dump(tmp_path: Path) -> Path:
+    deployment = copy.deepcopy(
+        corpus_object("core-gpu/gpu-operator-tests-plugin-test-deployment.yaml", "Deployment")
+    )
+    deployment["metadata"].update(uid="d-1", namespace="gpu")
+    template = deployment["spec"]["template"]
+    replicaset = owned_by(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"name": "plugin-abc", "namespace": "gpu", "uid": "rs-1"},
+            "spec": {"replicas": deployment["spec"]["replicas"], "template": template},
+        },
+        deployment,
+    )
+    pods = [
+        owned_by(make_pod(f"plugin-abc-{i}", template, {}, ready=i != 0), replicaset)
+        for i in range(deployment["spec"]["replicas"])
+    ]
+    for pod in pods:
+        pod["metadata"]["namespace"] = "gpu"
+    path = tmp_path / "dump.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {"apiVersion": "v1", "kind": "List", "items": [deployment, replicaset, *pods]}
+        )
+    )
+    return path
+
+
+def test_pods_are_attributed_through_owner_references(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "describe", "-f", str(dump(tmp_path)), "-o", "json")
+    assert code == 0
+    view = json.loads(out)  # one top-level workload: the ReplicaSet and pods sit under it
+    assert view["kind"] == "Deployment"
+    [component] = view["components"]
+    replicas = component["replicas"]
+    assert (component["podsObserved"], component["podsReady"]) == (replicas, replicas - 1)
+    assert view["unclaimedPods"] == []
+
+
+def test_owned_workloads_are_not_listed_on_their_own(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "get", "--all-types", "-f", str(dump(tmp_path)), "-o", "json")
+    assert code == 0
+    assert [(i["kind"], i["name"]) for i in json.loads(out)["items"]] == [
+        ("Deployment", "nvidia-plugin-test")
+    ]
+    code, out, _ = run(capsys, "get", "replicasets", "-f", str(dump(tmp_path)), "-o", "json")
+    assert [i["name"] for i in json.loads(out)["items"]] == ["plugin-abc"]  # asked for by type
