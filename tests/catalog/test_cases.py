@@ -69,3 +69,16 @@ def test_no_case_expects_two_lifecycle_states_at_once() -> None:
         assert "phases" in case.expect, f"{case.name}: every case states the exact phases"
         states = [p for p in case.expect["phases"] if p in primary]
         assert len(states) <= 1, f"{case.name}: {states}"
+
+
+def test_every_mapped_status_has_a_case() -> None:
+    seen: dict[str, set[str]] = defaultdict(set)
+    for case in all_cases():
+        seen[case.definition].update(case.expect.get("phases", ()))
+    lacking = {}
+    for definition in builtin_definitions():
+        status = definition.root.status_definition
+        mapped = {s.value for s, _ in status.status_mappings.entries()} if status else set()
+        if mapped - seen[definition.name]:
+            lacking[definition.name] = sorted(mapped - seen[definition.name])
+    assert not lacking, f"mapped statuses no case reaches: {lacking}"

@@ -10,7 +10,7 @@ import yaml
 
 from tests.corpus import corpus_path
 from tests.unit.cli.runner import EXAMPLES, ROOT, run
-from wlmap.cli._exits import NO_DEFINITION, OK, TESTS_FAILED, UNREADABLE_INPUT, USAGE
+from wlmap.cli._exits import NO_DEFINITION, NOT_FOUND, OK, TESTS_FAILED, UNREADABLE_INPUT, USAGE
 
 
 def test_get_all_types_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -213,3 +213,14 @@ def test_validate_against_a_crd(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     code, out, _ = run(capsys, "validate", str(typo), "--crd", str(crd))
     assert code == 5
     assert "has no field 'paralelism' in the JobSet v1alpha2 schema" in out
+
+
+def test_get_by_name_and_not_found(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "get", "pytorchjob/pytorch-tcp-dist-mnist", "-f", str(EXAMPLES), "-o", "json"
+    )
+    assert code == OK
+    assert json.loads(out)["name"] == "pytorch-tcp-dist-mnist"  # a NAME gives the bare item
+    code, _, err = run(capsys, "get", "pytorchjob", "nope", "-f", str(EXAMPLES))
+    assert code == NOT_FOUND
+    assert "pytorchjob 'nope' is not in the input" in err

@@ -10,13 +10,15 @@ from wlmap.cli.commands._base import command, file_option, output_option
 from wlmap.cli.commands._selectors import matches_selector, parse_selector
 from wlmap.cli.commands._types import resolve_type
 from wlmap.definitions import STATUS_ORDER, GenericStatus
+from wlmap.errors import WorkloadNotFoundError
 from wlmap.views.listing import Listed, render_listing
 
 PHASES = [s.value for s in (*STATUS_ORDER, GenericStatus.UNDEFINED)]
 
 
 @command("get", short_help="List workloads of a type, or of every mapped type.")
-@click.argument("type_", metavar="[TYPE]", required=False)
+@click.argument("type_", metavar="[TYPE[/NAME]]", required=False)
+@click.argument("name", metavar="[NAME]", required=False)
 @click.option("--all-types", is_flag=True, help="Every mapped kind; only top-level workloads.")
 @file_option()
 @click.option("-n", "--namespace", help="Only this namespace.")
@@ -31,6 +33,7 @@ PHASES = [s.value for s in (*STATUS_ORDER, GenericStatus.UNDEFINED)]
 def get(
     session: Session,
     type_: str | None,
+    name: str | None,
     all_types: bool,
     files: tuple[str, ...],
     namespace: str | None,
@@ -41,10 +44,15 @@ def get(
 ) -> None:
     """List workloads sorted by namespace, kind and name.
 
-    TYPE is a kind, its plural or short form, or kind.group / kind.version.group.
+    TYPE is a kind, its plural or short form, or kind.group / kind.version.group; with a
+    NAME (``TYPE/NAME`` or ``TYPE NAME``) only that workload, and exit code 3 when absent.
     """
     if bool(type_) == all_types:
         raise click.UsageError("give a TYPE or --all-types (not both)")
+    if type_ and "/" in type_:
+        if name:
+            raise click.UsageError("give TYPE/NAME or TYPE NAME, not both")
+        type_, name = type_.split("/", 1)
     gvk = resolve_type(session.registry, type_) if type_ else None
     required = parse_selector(selector) if selector else []
     listed = session.listing(files)
@@ -59,14 +67,21 @@ def get(
             return False
         if phases and not set(item.phases) & set(phases):
             return False
+        if name and item.name != name:
+            return False
         return matches_selector(item.labels, required)
 
     items = sorted(
         (i for i in listed if keep(i)),
         key=lambda i: (i.namespace or "", i.kind or "", i.name or ""),
     )
+    if name and not items:
+        raise WorkloadNotFoundError(f"{type_} {name!r} is not in the input")
     if fmt in ("json", "yaml"):
-        session.output.document({"items": [i.to_dict() for i in items], "count": len(items)}, fmt)
+        listed_items = [i.to_dict() for i in items]
+        single = name is not None and len(listed_items) == 1
+        payload = listed_items[0] if single else {"items": listed_items, "count": len(items)}
+        session.output.document(payload, fmt)
     elif items:
         session.output.data(
             render_listing(
