@@ -53,8 +53,8 @@ CONFIGURATION = frozenset(
         "Workload",
     }
 )
-# Coverage measured when this test was written; it may only go up.
-COVERAGE_FLOOR = 0.85
+# Coverage measured last (187 of 190 objects); it may only go up.
+COVERAGE_FLOOR = 0.98
 
 
 @dataclass(frozen=True)
