@@ -78,24 +78,8 @@ class Compiler(CallCompiler, StructCompiler):
                     return t.get(name) if type(t) is dict else index_value(t, name)
 
                 return from_one(chained)
-        key = self.compile(key_node, scope)
-        if key.one is not None and target.one is not None:
-            kone, tone = key.one, target.one
-
-            def indexed(v: Any, e: Env) -> Any:
-                k = kone(v, e)
-                return index_value(tone(v, e), k)
-
-            return from_one(indexed)
-        kgen, tgen = key.gen, target.gen
-
-        def gen(v: Any, e: Env) -> Iterator[Any]:
-            for k in kgen(v, e):
-                for t in tgen(v, e):
-                    e.ctl.tick()
-                    yield index_value(t, k)
-
-        return Code(gen)
+        # jq evaluates the key in the outer loop, as the right operand of a binary operator.
+        return self.binary(target, self.compile(key_node, scope), index_value)
 
     def optional_index(self, target: Code, key: Code) -> Code:
         kgen, tgen = key.gen, target.gen

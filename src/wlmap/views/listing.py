@@ -28,6 +28,7 @@ class Listed:
     cpu: Decimal
     memory: Decimal
     totals: dict[str, Any]
+    identity: dict[str, Any]
     labels: dict[str, str]
     origin: str
     created: str | None
@@ -52,6 +53,7 @@ class Listed:
             cpu=totals.requests.get("cpu", Decimal(0)),
             memory=totals.requests.get("memory", Decimal(0)),
             totals=view.totals_dict(),
+            identity=view.identity_dict(),
             labels=dict(labels) if isinstance(labels, Mapping) else {},
             origin=origin,
             created=created if isinstance(created, str) else None,
@@ -61,12 +63,7 @@ class Listed:
     def to_dict(self) -> dict[str, Any]:
         """The JSON item: identity, phases and totals."""
         return {
-            "apiVersion": self.api_version,
-            "kind": self.kind,
-            "name": self.name,
-            "namespace": self.namespace,
-            "definition": self.definition,
-            "phases": list(self.phases),
+            **self.identity,
             "totals": self.totals,
             "createdAt": self.created,
             "origin": self.origin,

@@ -115,9 +115,8 @@ class WorkloadView:
             "resources": requests,
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract (see docs/json-output.md)."""
-        unclaimed = [p.to_dict() for p in self.pods or () if p.component is None]
+    def identity_dict(self) -> dict[str, Any]:
+        """The identity part of the JSON contract: object, definition and phases."""
         return {
             "apiVersion": self.api_version,
             "kind": self.kind,
@@ -125,6 +124,13 @@ class WorkloadView:
             "namespace": self.namespace,
             "definition": self.definition,
             "phases": list(self.phases),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract (see docs/json-output.md)."""
+        unclaimed = [p.to_dict() for p in self.pods or () if p.component is None]
+        return {
+            **self.identity_dict(),
             "components": [c.to_dict() for c in self.components],
             "totals": self.totals_dict(),
             "gangGroups": [g.to_dict() for g in self.gang_groups],
