@@ -240,7 +240,9 @@ def main() -> None:
 
         def run_map(pairs: list[Any] = pairs) -> None:
             for definition, obj in pairs:
-                interpret(definition, obj)
+                # gang groups are worked out on first read: read them, as the adapters
+                # compute their gang minimum
+                _ = interpret(definition, obj).gang_groups
 
         def run_adapter(objs: list[dict[str, Any]] = objs, adapter: Any = adapter) -> None:
             for obj in objs:

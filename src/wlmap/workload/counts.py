@@ -9,6 +9,8 @@ from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.structure import Instance, Scale
 
 Key = tuple[str, str | None]
+# Subtree minimums already worked out for one object: (component, instance, per unit).
+Minimums = dict[tuple[str, str | None, bool], int]
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ def subtree_minimum(
     instance_id: str | None = None,
     *,
     per_unit: bool = False,
+    cache: Minimums | None = None,
 ) -> int:
     """Minimum pods of a component's subtree, counted from the component down.
 
@@ -67,7 +70,11 @@ def subtree_minimum(
     an explicit zero stays zero.
     ``instance_id`` narrows the top component to one instance; ``per_unit`` counts one
     replica of the top component (a gang per replica, as LeaderWorkerSet groups are).
+    ``cache`` keeps results for one object (gangs ask for the same subtrees repeatedly).
     """
+    key = (component, instance_id, per_unit)
+    if cache is not None and key in cache:
+        return cache[key]
     chosen = instances.get(component, [])
     if instance_id is not None:
         chosen = [i for i in chosen if i.instance == instance_id]
@@ -78,7 +85,9 @@ def subtree_minimum(
         # Children keyed like their parent (a JobSet's replicatedJob and its pods) count
         # only the instance of the same id; other children count all their instances.
         children = sum(
-            subtree_minimum(compiled, instances, child, _scoped(instances, child, item.instance))
+            subtree_minimum(
+                compiled, instances, child, _scoped(instances, child, item.instance), cache=cache
+            )
             for child in child_names
         )
         own = 0 if bears_pods and not runs_pods(item) else _own_minimum(item.scale, bears_pods)
@@ -90,6 +99,8 @@ def subtree_minimum(
             total += own * children
         else:
             total += own
+    if cache is not None:
+        cache[key] = total
     return total
 
 

@@ -11,7 +11,7 @@ from wlmap.errors import ExpressionError
 from wlmap.workload._issues import Issues
 from wlmap.workload._keys import key_text
 from wlmap.workload.compiled import CompiledDefinition
-from wlmap.workload.counts import subtree_minimum
+from wlmap.workload.counts import Minimums, subtree_minimum
 from wlmap.workload.pods import PodPlacement
 from wlmap.workload.structure import Instance
 
@@ -58,14 +58,15 @@ def gang_groups(
     if gang is None:
         return []
     found: list[GangGroup] = []
+    cache: Minimums = {}
     if gang.pod_group is not None:
-        found.append(_v2_group(compiled, instances, gang.pod_group, placements))
+        found.append(_v2_group(compiled, instances, gang.pod_group, placements, cache))
     for index, group in enumerate(gang.pod_groups or ()):
         if placements is None or pods is None:
-            found.append(_static_legacy(compiled, instances, group))
+            found.append(_static_legacy(compiled, instances, group, cache))
         else:
             found.extend(
-                _legacy_by_pods(compiled, instances, group, index, placements, pods, issues)
+                _legacy_by_pods(compiled, instances, group, index, placements, pods, issues, cache)
             )
     return found
 
@@ -91,12 +92,13 @@ def _v2_group(
     instances: Mapping[str, list[Instance]],
     definition: PodGroupDefinition,
     placements: Sequence[PodPlacement] | None,
+    cache: Minimums,
 ) -> GangGroup:
     root = compiled.definition.root.name
     subs = tuple(
         GangGroup(
             name=sub.component_name,
-            min_member=subtree_minimum(compiled, instances, sub.component_name),
+            min_member=subtree_minimum(compiled, instances, sub.component_name, cache=cache),
             members=_present(compiled, instances, compiled.subtree(sub.component_name)),
             pods=_pods_in(compiled, sub.component_name, placements),
             topology=sub.topology,
@@ -105,7 +107,9 @@ def _v2_group(
         for sub in definition.sub_groups
     )
     minimum = (
-        sum(s.min_member for s in subs) if subs else subtree_minimum(compiled, instances, root)
+        sum(s.min_member for s in subs)
+        if subs
+        else subtree_minimum(compiled, instances, root, cache=cache)
     )
     return GangGroup(
         name=definition.name,
@@ -119,11 +123,16 @@ def _v2_group(
 
 
 def _static_legacy(
-    compiled: CompiledDefinition, instances: Mapping[str, list[Instance]], group: LegacyPodGroup
+    compiled: CompiledDefinition,
+    instances: Mapping[str, list[Instance]],
+    group: LegacyPodGroup,
+    cache: Minimums,
 ) -> GangGroup:
     members = tuple(m.component_name for m in group.members)
     minimum = sum(
-        subtree_minimum(compiled, instances, m.component_name, per_unit=_per_unit(compiled, m))
+        subtree_minimum(
+            compiled, instances, m.component_name, per_unit=_per_unit(compiled, m), cache=cache
+        )
         for m in group.members
     )
     return GangGroup(group.name, minimum, members, source="podGroups")
@@ -147,6 +156,7 @@ def _legacy_by_pods(
     placements: Sequence[PodPlacement],
     pods: Sequence[Mapping[str, Any]],
     issues: Issues,
+    cache: Minimums,
 ) -> list[GangGroup]:
     gangs: dict[tuple[str, ...], tuple[list[str], int, set[str]]] = {}
     for placement, pod in zip(placements, pods, strict=True):
@@ -170,6 +180,7 @@ def _legacy_by_pods(
             member.component_name,
             narrowed,
             per_unit=_per_unit(compiled, member),
+            cache=cache,
         )
         names, current, components = gangs.setdefault(key, ([], minimum, set()))
         names.append(placement.name)
