@@ -65,3 +65,16 @@ def test_invalid_definition_exit_code(capsys: pytest.CaptureFixture[str], tmp_pa
     code, _, err = run(capsys, "--definitions", str(definition), "describe", "-f", str(EXAMPLES))
     assert code == INVALID_DEFINITION
     assert "broken component 'x' at spec.structureDefinition.rootComponent.statusDefinition" in err
+
+
+def test_readme_library_example_runs_and_prints_what_it_says(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    [code] = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
+    monkeypatch.chdir(ROOT)
+    exec(compile(code, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.strip()
+    promised = re.search(r"^# (\[.*)$", code, flags=re.MULTILINE)
+    assert promised is not None
+    assert promised.group(1).split("  ")[0].strip() == printed
