@@ -194,17 +194,7 @@ def error_message(value: Any) -> str:
     """The message libjq's binding gives for an error value (JSON for non-strings)."""
     if type(value) is str:
         return value
-
-    def plain(v: Any) -> Any:
-        if type(v) is float and v.is_integer():
-            return int(v)
-        if type(v) is list:
-            return [plain(x) for x in v]
-        if type(v) is dict:
-            return {k: plain(x) for k, x in v.items()}
-        return v
-
-    return json.dumps(plain(value))
+    return json.dumps(fresh(value))
 
 
 def fresh(v: Any) -> Any:

@@ -16,7 +16,7 @@ from wlmap.errors import ExpressionError
 from wlmap.jq import parse
 from wlmap.jq._native import compile_native
 from wlmap.jq._native_base import Ctl, Env
-from wlmap.jq._values import JqError, Unsupported, error_message
+from wlmap.jq._values import JqError, Unsupported, error_message, fresh
 
 from .conftest import libjq_all, load_objects
 
@@ -25,17 +25,7 @@ VARIABLES = {"v": {"a": 1, "b": [1, "x"]}}
 
 def canonical(value: Any) -> str:
     """JSON text that tells ``true`` from ``1`` but ``1.0`` and ``1`` apart only by value."""
-
-    def norm(v: Any) -> Any:
-        if type(v) is float and v.is_integer():
-            return int(v)
-        if type(v) is list:
-            return [norm(x) for x in v]
-        if type(v) is dict:
-            return {k: norm(x) for k, x in v.items()}
-        return v
-
-    return json.dumps(norm(value))
+    return json.dumps(fresh(value))
 
 
 def native_all(text: str, value: Any) -> list[Any] | None:
