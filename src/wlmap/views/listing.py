@@ -11,6 +11,7 @@ from typing import Any
 from wlmap.views.table import render_table
 from wlmap.workload import WorkloadView
 from wlmap.workload.quantity import format_bytes, format_cores
+from wlmap.workload.view import identity
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,6 @@ class Listed:
     cpu: Decimal
     memory: Decimal
     totals: dict[str, Any]
-    identity: dict[str, Any]
     labels: dict[str, str]
     origin: str
     created: str | None
@@ -53,7 +53,6 @@ class Listed:
             cpu=totals.requests.get("cpu", Decimal(0)),
             memory=totals.requests.get("memory", Decimal(0)),
             totals=view.totals_dict(),
-            identity=view.identity_dict(),
             labels=dict(labels) if isinstance(labels, Mapping) else {},
             origin=origin,
             created=created if isinstance(created, str) else None,
@@ -63,7 +62,7 @@ class Listed:
     def to_dict(self) -> dict[str, Any]:
         """The JSON item: identity, phases and totals."""
         return {
-            **self.identity,
+            **identity(self),
             "totals": self.totals,
             "createdAt": self.created,
             "origin": self.origin,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from wlmap.workload.gangs import GangGroup
 from wlmap.workload.pods import PodPlacement
@@ -117,14 +117,7 @@ class WorkloadView:
 
     def identity_dict(self) -> dict[str, Any]:
         """The identity part of the JSON contract: object, definition and phases."""
-        return {
-            "apiVersion": self.api_version,
-            "kind": self.kind,
-            "name": self.name,
-            "namespace": self.namespace,
-            "definition": self.definition,
-            "phases": list(self.phases),
-        }
+        return identity(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract (see docs/json-output.md)."""
@@ -146,6 +139,30 @@ class WorkloadView:
         }
 
 
-def number(resource: str, value: Any) -> int | float:
-    """A resource amount as a JSON number (exposed for renderers)."""
-    return quantity_to_number(resource, value)
+class Identified(Protocol):
+    """What names a workload in JSON output: a view, or a listing row made from one."""
+
+    @property
+    def api_version(self) -> str | None: ...
+    @property
+    def kind(self) -> str | None: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def namespace(self) -> str | None: ...
+    @property
+    def definition(self) -> str: ...
+    @property
+    def phases(self) -> tuple[str, ...]: ...
+
+
+def identity(item: Identified) -> dict[str, Any]:
+    """The identity fields of the JSON contract."""
+    return {
+        "apiVersion": item.api_version,
+        "kind": item.kind,
+        "name": item.name,
+        "namespace": item.namespace,
+        "definition": item.definition,
+        "phases": list(item.phases),
+    }
