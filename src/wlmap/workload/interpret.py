@@ -173,11 +173,9 @@ def _per_pod(
     where: str,
     issues: Issues,
 ) -> PodResources | None:
-    try:
-        return pod_resources(template["spec"], template["metadata"], claims, where=where)
-    except WlmapError as exc:
-        issues.report(exc)
-        return None
+    return issues.attempt(
+        lambda: pod_resources(template["spec"], template["metadata"], claims, where=where), None
+    )
 
 
 def _text(value: Any) -> str | None:

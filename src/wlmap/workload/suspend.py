@@ -36,7 +36,7 @@ def suspend_state(
     """Suspended when the status says so, or when every suspend action's target already
     holds its suspend value (a ``null`` value means the field is absent)."""
     checks = _suspend_checks(compiled)
-    if checks is None:
+    if not checks:
         return SuspendState(False, None)
     if "Suspended" in phases:
         return SuspendState(True, True)
@@ -52,10 +52,11 @@ def suspend_state(
     return SuspendState(True, True)
 
 
-def _suspend_checks(compiled: CompiledDefinition) -> list[tuple[Expr, Any]] | None:
-    """Each suspend action's path and decoded value, prepared once per definition."""
+def _suspend_checks(compiled: CompiledDefinition) -> list[tuple[Expr, Any]]:
+    """Each suspend action's path and decoded value, prepared once per definition (empty
+    when the kind has no native suspend: every suspendDefinition has actions)."""
     if "suspend" not in compiled.memo:
-        checks: list[tuple[Expr, Any]] | None = None
+        checks: list[tuple[Expr, Any]] = []
         for name in _suspendable(compiled):
             definition = compiled.components[name].suspend_definition
             assert definition is not None
@@ -63,9 +64,9 @@ def _suspend_checks(compiled: CompiledDefinition) -> list[tuple[Expr, Any]] | No
             for index, action in enumerate(definition.suspend_actions):
                 expr = compiled.expr(f"{base}.suspendDefinition.suspendActions[{index}].path")
                 assert expr is not None
-                checks = [*(checks or []), (expr, json.loads(action.value))]
+                checks.append((expr, json.loads(action.value)))
         compiled.memo["suspend"] = checks
-    found: list[tuple[Expr, Any]] | None = compiled.memo["suspend"]
+    found: list[tuple[Expr, Any]] = compiled.memo["suspend"]
     return found
 
 
