@@ -136,7 +136,7 @@ class Session:
             return self._interpret(manifests, Inventory(manifests))
 
     def _interpret(
-        self, manifests: Sequence[Manifest], inventory: Inventory
+        self, manifests: Sequence[Manifest], inventory: Inventory, *, progress: bool = True
     ) -> tuple[list[Found], list[Manifest]]:
         registry = self.registry
 
@@ -144,7 +144,10 @@ class Session:
             return _entry(registry, obj) is not None
 
         found, uncovered = [], []
-        for manifest in self.output.progress(manifests, len(manifests), "reading"):
+        shown = (
+            self.output.progress(manifests, len(manifests), "reading") if progress else manifests
+        )
+        for manifest in shown:
             obj = manifest.obj
             entry = _entry(registry, obj)
             if entry is None:
@@ -183,11 +186,13 @@ def _list_slice(bounds: tuple[int, int]) -> list[Listed]:
     assert _FORKED is not None, "set by the parent before forking"
     session, manifests, inventory = _FORKED
     with _collector_paused():
-        return _rows(session, manifests[bounds[0] : bounds[1]], inventory)
+        return _rows(session, manifests[bounds[0] : bounds[1]], inventory, progress=False)
 
 
-def _rows(session: Session, manifests: Sequence[Manifest], inventory: Inventory) -> list[Listed]:
-    found, _ = session._interpret(manifests, inventory)
+def _rows(
+    session: Session, manifests: Sequence[Manifest], inventory: Inventory, *, progress: bool = True
+) -> list[Listed]:
+    found, _ = session._interpret(manifests, inventory, progress=progress)
     return [Listed.of(f.view, f.manifest.obj, f.origin, f.top_level) for f in found]
 
 
