@@ -12,10 +12,17 @@ from typing import Any
 
 import yaml
 
-from wlmap.definitions.document import WLMAP_API_VERSION, WLMAP_KIND, Definition
+from wlmap.definitions.document import (
+    KARTA_API_VERSIONS,
+    KARTA_KIND,
+    WLMAP_API_VERSION,
+    WLMAP_KIND,
+    Definition,
+)
 
 SCHEMA_FILE = "workloadmap.schema.json"
 CRD_FILE = "wlmap.dev_workloadmaps.yaml"
+KARTA_CRD_FILE = "run.ai_kartas.yaml"
 
 
 def json_schema() -> dict[str, Any]:
@@ -25,13 +32,16 @@ def json_schema() -> dict[str, Any]:
     return schema
 
 
-def crd_manifest() -> dict[str, Any]:
-    """The CustomResourceDefinition of ``WorkloadMap`` (cluster-scoped, like Karta)."""
+def crd_manifest(
+    api_version: str = WLMAP_API_VERSION, kind: str = WLMAP_KIND, short_name: str = "wlm"
+) -> dict[str, Any]:
+    """The cluster-scoped CustomResourceDefinition of ``WorkloadMap``, or of ``Karta`` (the
+    same schema, for clusters where Workload Map's own CRD is not installed)."""
     schema = json_schema()
     defs = schema.pop("$defs", {})
     spec_schema = _structural(_inline(schema["properties"]["spec"], defs))
-    group, version = WLMAP_API_VERSION.split("/")
-    plural = WLMAP_KIND.lower() + "s"
+    group, version = api_version.split("/")
+    plural = kind.lower() + "s"
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -39,11 +49,11 @@ def crd_manifest() -> dict[str, Any]:
         "spec": {
             "group": group,
             "names": {
-                "kind": WLMAP_KIND,
-                "listKind": f"{WLMAP_KIND}List",
+                "kind": kind,
+                "listKind": f"{kind}List",
                 "plural": plural,
-                "singular": WLMAP_KIND.lower(),
-                "shortNames": ["wlm"],
+                "singular": kind.lower(),
+                "shortNames": [short_name],
             },
             "scope": "Cluster",
             "versions": [
@@ -132,12 +142,16 @@ def _structural(node: Any) -> Any:
 
 
 def render() -> dict[str, str]:
-    """File name -> content of both generated files."""
+    """File name -> content of every generated file."""
     return {
         SCHEMA_FILE: json.dumps(json_schema(), indent=2, sort_keys=True) + "\n",
-        CRD_FILE: "# Generated from the wlmap definition models; do not edit by hand.\n"
-        + yaml.safe_dump(crd_manifest(), sort_keys=False),
+        CRD_FILE: _GENERATED + yaml.safe_dump(crd_manifest(), sort_keys=False),
+        KARTA_CRD_FILE: _GENERATED
+        + yaml.safe_dump(crd_manifest(KARTA_API_VERSIONS[0], KARTA_KIND, "karta"), sort_keys=False),
     }
+
+
+_GENERATED = "# Generated from the wlmap definition models; do not edit by hand.\n"
 
 
 def main(argv: list[str]) -> int:
