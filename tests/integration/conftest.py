@@ -1,0 +1,54 @@
+"""The integration fixtures: one real API server per test run, a namespace per test."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.integration.kube import Kube
+from tests.integration.testcluster import TestCluster, build_binaries, remove
+
+# CRDs of the kinds the integration tests create (all from the corpus).
+TEST_CRDS = (
+    "jobset.x-k8s.io_jobsets.yaml",
+    "kubeflow.org_pytorchjobs.yaml",
+    "ray.io_rayclusters.yaml",
+    "leaderworkerset.x-k8s.io_leaderworkersets.yaml",
+    "scheduling.run.ai_podgroups.yaml",
+    "scheduling.volcano.sh_podgroups.yaml",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestCluster]:
+    folder = tmp_path_factory.mktemp("apiserver")
+    server = TestCluster(build_binaries(), folder)
+    try:
+        server.start()
+        with server.client() as client:
+            Kube(client).install_crds(TEST_CRDS)
+        yield server
+    finally:
+        server.stop()
+        remove(folder / "etcd")
+
+
+@pytest.fixture(scope="session")
+def kube(cluster: TestCluster) -> Iterator[Kube]:
+    with cluster.client() as client:
+        yield Kube(client)
+
+
+@pytest.fixture
+def namespace(kube: Kube, request: pytest.FixtureRequest) -> str:
+    name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:50].strip("-")
+    return kube.namespace(name)

@@ -1,0 +1,144 @@
+"""A small synchronous API client for setting up test state the way operators would:
+objects created, status written through the status subresource, CRDs installed.
+
+It is deliberately independent of wlmap's own cluster code, which the tests exercise.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import httpx
+import yaml
+
+from tests.corpus import CORPUS
+
+CRDS = CORPUS / "crds"
+
+
+class Kube:
+    """Create, read, patch and delete objects of any served type."""
+
+    def __init__(self, client: httpx.Client) -> None:
+        self.http = client
+        self._plurals: dict[tuple[str, str], tuple[str, bool]] = {}
+
+    def path(self, api_version: str, kind: str, namespace: str | None, name: str | None = None) -> str:
+        plural, namespaced = self._resource(api_version, kind)
+        root = f"/apis/{api_version}" if "/" in api_version else f"/api/{api_version}"
+        scope = f"/namespaces/{namespace}" if namespaced and namespace else ""
+        return f"{root}{scope}/{plural}" + (f"/{name}" if name else "")
+
+    def create(self, obj: Mapping[str, Any], namespace: str | None = None) -> dict[str, Any]:
+        metadata = dict(obj.get("metadata") or {})
+        namespace = namespace or metadata.get("namespace")
+        if namespace and self._resource(obj["apiVersion"], obj["kind"])[1]:
+            metadata["namespace"] = namespace
+        body = {**obj, "metadata": metadata}
+        status = body.pop("status", None)
+        answer = self._ok(self.http.post(self.path(obj["apiVersion"], obj["kind"], namespace), json=body))
+        if status is not None:
+            answer = self.set_status(answer, status)
+        return answer
+
+    def set_status(self, obj: Mapping[str, Any], status: Mapping[str, Any]) -> dict[str, Any]:
+        """Write status through the status subresource, as a controller does."""
+        meta = obj["metadata"]
+        path = self.path(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"])
+        return self._ok(
+            self.http.patch(
+                f"{path}/status",
+                json={"status": status},
+                headers={"Content-Type": "application/merge-patch+json"},
+            )
+        )
+
+    def patch(self, obj: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
+        meta = obj["metadata"]
+        return self._ok(
+            self.http.patch(
+                self.path(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"]),
+                json=patch,
+                headers={"Content-Type": "application/merge-patch+json"},
+            )
+        )
+
+    def get(self, api_version: str, kind: str, namespace: str | None, name: str) -> dict[str, Any] | None:
+        answer = self.http.get(self.path(api_version, kind, namespace, name))
+        return None if answer.status_code == 404 else self._ok(answer)
+
+    def list(self, api_version: str, kind: str, namespace: str | None = None) -> list[dict[str, Any]]:
+        items = self._ok(self.http.get(self.path(api_version, kind, namespace))).get("items", [])
+        return list(items)
+
+    def delete(self, obj: Mapping[str, Any]) -> None:
+        meta = obj["metadata"]
+        answer = self.http.delete(
+            self.path(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"])
+        )
+        if answer.status_code != 404:
+            self._ok(answer)
+
+    def namespace(self, name: str) -> str:
+        answer = self.http.post("/api/v1/namespaces", json={"metadata": {"name": name}})
+        if answer.status_code != 409:
+            self._ok(answer)
+        return name
+
+    def install_crds(self, files: Iterable[str]) -> None:
+        """Install CRDs from the corpus and wait until each is established."""
+        names = []
+        for file in files:
+            crd = yaml.safe_load((CRDS / file).read_text())
+            names.append(crd["metadata"]["name"])
+            answer = self.http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd)
+            if answer.status_code != 409:
+                self._ok(answer)
+        for name in names:
+            wait_for(lambda n=name: _established(self._ok(self.http.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{n}"))), f"CRD {name} established")
+        self._plurals.clear()
+
+    def _resource(self, api_version: str, kind: str) -> tuple[str, bool]:
+        key = (api_version, kind)
+        if key not in self._plurals:
+            root = f"/apis/{api_version}" if "/" in api_version else f"/api/{api_version}"
+            for resource in self._ok(self.http.get(root)).get("resources", []):
+                if "/" not in resource["name"]:
+                    self._plurals[(api_version, resource["kind"])] = (resource["name"], resource["namespaced"])
+        return self._plurals[key]
+
+    @staticmethod
+    def _ok(answer: httpx.Response) -> dict[str, Any]:
+        if answer.is_error:
+            raise AssertionError(f"{answer.request.method} {answer.request.url}: {answer.status_code} {answer.text[:500]}")
+        body: dict[str, Any] = answer.json()
+        return body
+
+
+def _established(crd: Mapping[str, Any]) -> bool:
+    return any(
+        c.get("type") == "Established" and c.get("status") == "True"
+        for c in (crd.get("status") or {}).get("conditions") or ()
+    )
+
+
+def wait_for(check: Callable[[], Any], what: str, timeout: float = 60.0, interval: float = 0.2) -> Any:
+    """Poll until ``check`` returns something truthy; that value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+def load(relative: str) -> list[dict[str, Any]]:
+    """The objects of a corpus manifest."""
+    return [d for d in yaml.safe_load_all((CORPUS / relative).read_text()) if isinstance(d, dict)]
+
+
+__all__ = ["CRDS", "Kube", "load", "wait_for"]

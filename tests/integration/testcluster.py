@@ -1,0 +1,224 @@
+"""A real etcd and kube-apiserver on loopback, built by scripts/build-apiserver.sh.
+
+The server authenticates static bearer tokens: ``admin`` (system:masters) and ``viewer``
+(no permissions of its own, for forbidden-list tests), and authorizes with RBAC. No
+controller manager or scheduler runs: tests create what operators would (pods, status)
+themselves.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import yaml
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD_SCRIPT = REPO / "scripts" / "build-apiserver.sh"
+ADMIN_TOKEN = "wlmap-test-admin"  # noqa: S105 - a loopback test server's token
+VIEWER_TOKEN = "wlmap-test-viewer"  # noqa: S105
+READY_TIMEOUT = 120.0
+
+
+def build_binaries() -> Path:
+    """The folder holding kube-apiserver and etcd, built on first use."""
+    done = subprocess.run(
+        ["bash", str(BUILD_SCRIPT)], check=True, capture_output=True, text=True
+    )
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class TestCluster:
+    """etcd and kube-apiserver processes under one folder, and a kubeconfig for them."""
+
+    __test__ = False  # not a test class, despite the name
+
+    binaries: Path
+    folder: Path
+    etcd_port: int = field(default_factory=free_port)
+    peer_port: int = field(default_factory=free_port)
+    port: int = field(default_factory=free_port)
+    _etcd: subprocess.Popen[bytes] | None = None
+    _apiserver: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.folder / "kubeconfig"
+
+    def start(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._write_credentials()
+        self._start_etcd()
+        self.start_apiserver()
+        self._write_kubeconfig()
+
+    def stop(self) -> None:
+        self.stop_apiserver()
+        if self._etcd is not None:
+            _terminate(self._etcd)
+            self._etcd = None
+
+    def start_apiserver(self) -> None:
+        """Start kube-apiserver and wait until it reports ready."""
+        log = (self.folder / "apiserver.log").open("ab")
+        self._apiserver = subprocess.Popen(
+            [
+                str(self.binaries / "kube-apiserver"),
+                f"--etcd-servers=http://127.0.0.1:{self.etcd_port}",
+                "--bind-address=127.0.0.1",
+                "--advertise-address=127.0.0.1",
+                f"--secure-port={self.port}",
+                f"--cert-dir={self.folder / 'certs'}",
+                f"--token-auth-file={self.folder / 'tokens.csv'}",
+                "--authorization-mode=RBAC",
+                "--service-account-issuer=https://kubernetes.default.svc",
+                f"--service-account-key-file={self.folder / 'sa.pub'}",
+                f"--service-account-signing-key-file={self.folder / 'sa.key'}",
+                "--service-cluster-ip-range=10.96.0.0/24",
+                # no controller manager creates service accounts: pods are admitted without
+                "--disable-admission-plugins=ServiceAccount",
+                "--feature-gates=GenericWorkload=true",
+                "--runtime-config=scheduling.k8s.io/v1alpha2=true",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        self._wait("/readyz", self._apiserver)
+
+    def stop_apiserver(self) -> None:
+        if self._apiserver is not None:
+            _terminate(self._apiserver)
+            self._apiserver = None
+
+    def client(self, token: str = ADMIN_TOKEN) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.url,
+            headers={"Authorization": f"Bearer {token}"},
+            verify=str(self.folder / "certs" / "apiserver.crt"),
+            timeout=30.0,
+        )
+
+    def _write_credentials(self) -> None:
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        (self.folder / "sa.key").write_bytes(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.TraditionalOpenSSL,
+                serialization.NoEncryption(),
+            )
+        )
+        (self.folder / "sa.pub").write_bytes(
+            key.public_key().public_bytes(
+                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+            )
+        )
+        (self.folder / "tokens.csv").write_text(
+            f'{ADMIN_TOKEN},admin,1,"system:masters"\n{VIEWER_TOKEN},viewer,2\n'
+        )
+
+    def _start_etcd(self) -> None:
+        peer = f"http://127.0.0.1:{self.peer_port}"
+        client = f"http://127.0.0.1:{self.etcd_port}"
+        log = (self.folder / "etcd.log").open("ab")
+        self._etcd = subprocess.Popen(
+            [
+                str(self.binaries / "etcd"),
+                "--name=test",
+                f"--data-dir={self.folder / 'etcd'}",
+                f"--listen-client-urls={client}",
+                f"--advertise-client-urls={client}",
+                f"--listen-peer-urls={peer}",
+                f"--initial-advertise-peer-urls={peer}",
+                f"--initial-cluster=test={peer}",
+                "--unsafe-no-fsync",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            _check_alive(self._etcd, self.folder / "etcd.log")
+            try:
+                if httpx.get(f"{client}/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("etcd did not become healthy")
+
+    def _wait(self, path: str, process: subprocess.Popen[bytes]) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            _check_alive(process, self.folder / "apiserver.log")
+            try:
+                with httpx.Client(
+                    base_url=self.url,
+                    verify=False,  # noqa: S501 - the serving certificate may not exist yet
+                    headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+                    timeout=2,
+                ) as probe:
+                    if probe.get(path).status_code == 200:
+                        return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        raise RuntimeError(f"kube-apiserver did not become ready: see {self.folder}/apiserver.log")
+
+    def _write_kubeconfig(self) -> None:
+        ca = str(self.folder / "certs" / "apiserver.crt")
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "test", "cluster": {"server": self.url, "certificate-authority": ca}}],
+            "users": [
+                {"name": "admin", "user": {"token": ADMIN_TOKEN}},
+                {"name": "viewer", "user": {"token": VIEWER_TOKEN}},
+            ],
+            "contexts": [
+                {"name": "admin", "context": {"cluster": "test", "user": "admin"}},
+                {"name": "viewer", "context": {"cluster": "test", "user": "viewer"}},
+            ],
+            "current-context": "admin",
+        }
+        self.kubeconfig.write_text(yaml.safe_dump(config))
+
+
+def _check_alive(process: subprocess.Popen[bytes], log: Path) -> None:
+    if process.poll() is not None:
+        tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+        raise RuntimeError(f"{log.stem} exited with {process.returncode}:\n{tail}")
+
+
+def _terminate(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def remove(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+__all__ = ["ADMIN_TOKEN", "VIEWER_TOKEN", "TestCluster", "build_binaries", "remove"]
