@@ -44,10 +44,14 @@ class Output:
 
     def document(self, payload: Any, fmt: str) -> None:
         """Print a value as JSON or YAML."""
+        self.data(self.format(payload, fmt))
+
+    @staticmethod
+    def format(payload: Any, fmt: str) -> str:
+        """A value as JSON or YAML text."""
         if fmt == "json":
-            self.data(json.dumps(payload, indent=2, default=str))
-        else:
-            self.data(yaml.safe_dump(payload, sort_keys=False, default_flow_style=False))
+            return json.dumps(payload, indent=2, default=str)
+        return yaml.safe_dump(payload, sort_keys=False, default_flow_style=False)
 
     def warn(self, message: str) -> None:
         """Queue a warning for stderr."""

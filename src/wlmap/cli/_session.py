@@ -14,12 +14,20 @@ from typing import Any
 from wlmap.catalog import BUILTIN, builtin_registry
 from wlmap.cli._output import Output
 from wlmap.definitions import load_definitions
+from wlmap.definitions.document import Definition
 from wlmap.definitions.registry import Entry, Registry
 from wlmap.errors import ManifestError
 from wlmap.sources import Inventory, read_manifests
+from wlmap.sources.cluster import is_from_cluster, untrusted_engine
 from wlmap.sources.manifests import Manifest
 from wlmap.views.listing import Listed
-from wlmap.workload import WorkloadView, interpret, prepare, reference_requests
+from wlmap.workload import (
+    CompiledDefinition,
+    WorkloadView,
+    interpret,
+    prepare,
+    reference_requests,
+)
 
 # Kinds that never carry a workload: skipped quietly instead of reported as uncovered.
 NOT_WORKLOADS = frozenset(
@@ -86,17 +94,31 @@ class Session:
 
     definition_sources: Sequence[str] = ()
     output: Output = field(default_factory=Output)
+    kubeconfig: str | None = None
+    context: str | None = None
+    cluster_definitions: list[tuple[Definition, str]] = field(default_factory=list)
+    _untrusted: dict[int, CompiledDefinition] = field(default_factory=dict, repr=False)
 
     @cached_property
     def registry(self) -> Registry:
+        """Built-in definitions, then the cluster's (live mode), then ``--definitions``."""
         registry = builtin_registry()
+        for definition, origin in self.cluster_definitions:
+            registry.add(definition, origin)
+        registry.collisions.clear()  # the cluster's definitions are meant to override
         for source in self.definition_sources:
             registry.extend(load_definitions(source), source)
         for collision in registry.collisions:
             self.output.warn(collision)
         return registry
 
-    def _manifests(self, sources: Sequence[str]) -> list[Manifest]:
+    def use_cluster_definitions(self, definitions: Sequence[tuple[Definition, str]]) -> None:
+        """Merge definitions read from the cluster (before the registry is first used)."""
+        self.cluster_definitions = list(definitions)
+        self.__dict__.pop("registry", None)
+
+    def files(self, sources: Sequence[str]) -> list[Manifest]:
+        """Every object in files, folders or standard input; unreadable files are warned of."""
         errors: list[ManifestError] = []
         manifests = read_manifests(sources, errors)
         for error in errors:
@@ -105,13 +127,12 @@ class Session:
             raise errors[0]
         return manifests
 
-    def listing(self, sources: Sequence[str]) -> list[Listed]:
+    def listing(self, manifests: list[Manifest]) -> list[Listed]:
         """A listing row per workload in the inputs, in input order.
 
         Large inputs are interpreted by one forked worker per core: each row is small,
         and the workers share the parsed input and compiled definitions with the parent.
         """
-        manifests = self._manifests(sources)
         workers = _workers(len(manifests))
         if workers == 1:
             with _collector_paused():
@@ -129,9 +150,8 @@ class Session:
         _FORKED = None
         return [row for part in parts for row in part]
 
-    def read(self, sources: Sequence[str]) -> tuple[list[Found], list[Manifest]]:
+    def read(self, manifests: list[Manifest]) -> tuple[list[Found], list[Manifest]]:
         """Every workload in the inputs (in input order) and the uncovered objects."""
-        manifests = self._manifests(sources)
         with _collector_paused():
             return self._interpret(manifests, Inventory(manifests))
 
@@ -155,7 +175,7 @@ class Session:
                     uncovered.append(manifest)
                 continue
             view = interpret(
-                entry.definition,
+                self._compiled(entry),
                 obj,
                 pods=inventory.pods_of(obj),
                 claims=inventory.claims or None,
@@ -163,6 +183,16 @@ class Session:
             )
             found.append(Found(manifest, entry, view, inventory.is_top_level(obj, covered)))
         return found, uncovered
+
+    def _compiled(self, entry: Entry) -> CompiledDefinition:
+        """Definitions from a cluster run on the isolated engine; others on the default one."""
+        if not is_from_cluster(entry.origin):
+            return prepare(entry.definition)
+        compiled = self._untrusted.get(id(entry.definition))
+        if compiled is None:
+            compiled = prepare(entry.definition, untrusted_engine())
+            self._untrusted[id(entry.definition)] = compiled
+        return compiled
 
 
 _FORKED: tuple[Session, list[Manifest], Inventory] | None = None

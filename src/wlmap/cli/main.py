@@ -22,11 +22,26 @@ from wlmap.cli.commands import COMMANDS
     metavar="DIR|FILE",
     help="Extra definition files or folders; they override built-in ones for the same kind.",
 )
+@click.option(
+    "--kubeconfig",
+    metavar="FILE",
+    envvar="KUBECONFIG",
+    help="Kubeconfig for live mode (default: $KUBECONFIG, ~/.kube/config, in-cluster).",
+)
+@click.option("--context", metavar="NAME", help="Kubeconfig context for live mode.")
 @click.version_option(package_name="wlmap")
 @click.pass_context
-def cli(ctx: click.Context, definitions: tuple[str, ...]) -> None:
-    """Structure, GPUs, health and gangs of any AI workload on Kubernetes."""
-    ctx.obj = Session(definitions)
+def cli(
+    ctx: click.Context,
+    definitions: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+) -> None:
+    """Structure, GPUs, health and gangs of any AI workload on Kubernetes.
+
+    Commands read files with -f; get and describe without -f read the current cluster.
+    """
+    ctx.obj = Session(definitions, kubeconfig=kubeconfig, context=context)
 
 
 for command in COMMANDS:

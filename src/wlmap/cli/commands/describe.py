@@ -1,35 +1,108 @@
-"""``wlmap describe -f``: each workload's component tree, resources, status and gangs."""
+"""``wlmap describe``: each workload's component tree, resources, status and gangs, from
+files (``-f``) or from the cluster (``TYPE[/NAME]``, optionally ``--watch``)."""
 
 from __future__ import annotations
 
+import click
+
 from wlmap.cli._exits import NO_DEFINITION, Exit
-from wlmap.cli._session import Session
+from wlmap.cli._live import LiveRead, Request, read_live, watch_live
+from wlmap.cli._session import Found, Session
 from wlmap.cli.commands._base import command, file_option, output_option
+from wlmap.sources.manifests import Manifest
 from wlmap.views import render_tree
 
 
-@command("describe", short_help="Show the structure of the workloads in files.")
-@file_option()
+@command("describe", short_help="Show the structure of workloads (files or cluster).")
+@click.argument("type_", metavar="[TYPE[/NAME]]", required=False)
+@click.argument("name", metavar="[NAME]", required=False)
+@file_option(required=False)
+@click.option("-n", "--namespace", help="Namespace (live mode; default: the context's).")
+@click.option("-A", "--all-namespaces", is_flag=True, help="Every namespace (live mode).")
+@click.option("-l", "--selector", help="Label selector on the workloads (live mode).")
+@click.option("-w", "--watch", is_flag=True, help="Print again whenever the workload changes.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0), help="Stop watching after this many seconds."
+)
 @output_option("table", "json", "yaml")
-def describe(session: Session, files: tuple[str, ...], fmt: str) -> None:
-    """Show every workload in the input: components, pods, GPUs, status and gangs.
+def describe(
+    session: Session,
+    type_: str | None,
+    name: str | None,
+    files: tuple[str, ...],
+    namespace: str | None,
+    all_namespaces: bool,
+    selector: str | None,
+    watch: bool,
+    timeout: float | None,
+    fmt: str,
+) -> None:
+    """Show workloads: components, pods (ready/total), GPUs, status and gangs.
 
-    Objects owned by another workload in the input (a Job of a JobSet, a Pod of a
-    Deployment) appear under their owner rather than on their own.
+    With -f, every workload in the files; objects owned by another workload in the input
+    (a Job of a JobSet, a Pod of a Deployment) appear under their owner. Without -f, the
+    workloads of TYPE (or TYPE/NAME) in the cluster, with their pods.
     """
-    found, uncovered = session.read(files)
+    if type_ and "/" in type_:
+        if name:
+            raise click.UsageError("give TYPE/NAME or TYPE NAME, not both")
+        type_, name = type_.split("/", 1)
+    if files:
+        if type_ or watch:
+            raise click.UsageError("TYPE and --watch read the cluster; leave out -f")
+        _show(session, session.files(files), fmt)
+        return
+    if not type_:
+        raise click.UsageError("give a TYPE[/NAME] to read from the cluster, or -f FILE")
+    request = Request(type_, name, namespace, all_namespaces, selector)
+    if watch:
+        watch_live(session, request, lambda live: _render(session, live, fmt), timeout)
+        return
+    live = read_live(session, request)
+    _show(session, live.manifests, fmt, live)
+
+
+def _show(
+    session: Session, manifests: list[Manifest], fmt: str, live: LiveRead | None = None
+) -> None:
+    found, uncovered = session.read(manifests)
     for manifest in uncovered:
         session.output.warn(
             f"{manifest.origin}: no definition covers {manifest.obj.get('kind')} "
             f"({manifest.obj.get('apiVersion')})"
         )
-    shown = [f for f in found if f.top_level]
-    if fmt == "table":
-        session.output.data("\n\n".join(render_tree(f.view, f.origin) for f in shown))
-    else:
-        items = [f.view.to_dict() for f in shown]
-        session.output.document(
-            items[0] if len(items) == 1 else {"items": items, "count": len(items)}, fmt
-        )
+    shown = _shown(found, live)
+    if shown or fmt != "table":
+        session.output.data(_text(session, shown, fmt))
     if uncovered and not shown:
         raise Exit(NO_DEFINITION)
+
+
+def _render(session: Session, live: LiveRead, fmt: str) -> str:
+    found, _ = session.read(live.manifests)
+    return _text(session, _shown(found, live), fmt)
+
+
+def _shown(found: list[Found], live: LiveRead | None) -> list[Found]:
+    """Top-level workloads of files; in live mode, the workloads of the requested type
+    (the pods and owners read beside them are not shown on their own)."""
+    if live is None or live.resource is None:
+        return [f for f in found if f.top_level]
+    wanted = (live.resource.group, live.resource.kind)
+    return [
+        f
+        for f in found
+        if (
+            str(f.manifest.obj.get("apiVersion", "")).rpartition("/")[0],
+            f.manifest.obj.get("kind"),
+        )
+        == wanted
+    ]
+
+
+def _text(session: Session, shown: list[Found], fmt: str) -> str:
+    if fmt == "table":
+        return "\n\n".join(render_tree(f.view, f.origin) for f in shown)
+    items = [f.view.to_dict() for f in shown]
+    payload = items[0] if len(items) == 1 else {"items": items, "count": len(items)}
+    return session.output.format(payload, fmt)

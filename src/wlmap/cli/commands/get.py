@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from wlmap.cli._exits import NO_DEFINITION, Exit
+from wlmap.cli._live import Request, read_live
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
 from wlmap.cli.commands._selectors import matches_selector, parse_selector
@@ -16,11 +17,11 @@ from wlmap.views.listing import Listed, render_listing
 PHASES = [s.value for s in (*STATUS_ORDER, GenericStatus.UNDEFINED)]
 
 
-@command("get", short_help="List workloads of a type, or of every mapped type.")
+@command("get", short_help="List workloads of a type, or of every mapped type (files or cluster).")
 @click.argument("type_", metavar="[TYPE[/NAME]]", required=False)
 @click.argument("name", metavar="[NAME]", required=False)
 @click.option("--all-types", is_flag=True, help="Every mapped kind; only top-level workloads.")
-@file_option()
+@file_option(required=False)
 @click.option("-n", "--namespace", help="Only this namespace.")
 @click.option(
     "-A", "--all-namespaces", is_flag=True, help="Every namespace (the default for files)."
@@ -46,6 +47,7 @@ def get(
 
     TYPE is a kind, its plural or short form, or kind.group / kind.version.group; with a
     NAME (``TYPE/NAME`` or ``TYPE NAME``) only that workload, and exit code 3 when absent.
+    Without -f the current cluster is read: the context's namespace unless -n or -A.
     """
     if bool(type_) == all_types:
         raise click.UsageError("give a TYPE or --all-types (not both)")
@@ -53,9 +55,14 @@ def get(
         if name:
             raise click.UsageError("give TYPE/NAME or TYPE NAME, not both")
         type_, name = type_.split("/", 1)
-    gvk = resolve_type(session.registry, type_) if type_ else None
     required = parse_selector(selector) if selector else []
-    listed = session.listing(files)
+    if files:
+        gvk = resolve_type(session.registry, type_) if type_ else None
+        listed = session.listing(session.files(files))
+    else:
+        live = read_live(session, Request(type_, name, namespace, all_namespaces, selector))
+        gvk, namespace, all_namespaces = live.gvk, live.namespace, live.namespace is None
+        listed = session.listing(live.manifests)
 
     def keep(item: Listed) -> bool:
         group = (item.api_version or "").rpartition("/")[0]
@@ -76,7 +83,7 @@ def get(
         key=lambda i: (i.namespace or "", i.kind or "", i.name or ""),
     )
     if name and not items:
-        raise WorkloadNotFoundError(f"{type_} {name!r} is not in the input")
+        raise WorkloadNotFoundError(f"{type_} {name!r} is not in the input")  # files only
     if fmt in ("json", "yaml"):
         listed_items = [i.to_dict() for i in items]
         single = name is not None and len(listed_items) == 1

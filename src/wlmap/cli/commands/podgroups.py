@@ -19,7 +19,7 @@ from wlmap.schedulers import TARGETS
 def podgroups(session: Session, files: tuple[str, ...], target: str, fmt: str) -> None:
     """KAI PodGroups, Volcano PodGroups, an upstream Workload with PodGroups, or Kueue
     PodSets, derived from each top-level workload's gangs and scale."""
-    found, _ = session.read(files)
+    found, _ = session.read(session.files(files))
     objects = []
     for item in found:
         if item.top_level:

@@ -1,0 +1,146 @@
+"""A consistent-enough picture of part of a cluster: the workloads of some types, the pods
+and DRA claims beside them, and the owners and referenced objects needed to read them.
+
+The result is the same list of manifests a dump file gives, so every command reads a live
+cluster exactly as it reads ``kubectl get -o yaml`` output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from wlmap.definitions.registry import Registry
+from wlmap.errors import ClusterError, WorkloadNotFoundError
+from wlmap.sources.cluster.connection import ApiError, Cluster
+from wlmap.sources.cluster.discovery import ApiResource, Discovery
+from wlmap.sources.cluster.listing import list_many
+from wlmap.sources.cluster.owners import OwnerLookup
+from wlmap.sources.manifests import Manifest
+from wlmap.workload import prepare, reference_requests
+
+ORIGIN = "cluster"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What to read: workload types, a namespace (None: all), a label selector, a name."""
+
+    resources: tuple[ApiResource, ...]
+    namespace: str | None
+    label_selector: str | None = None
+    name: str | None = None
+
+
+@dataclass
+class Snapshot:
+    """The objects read, and what could not be read (as warnings)."""
+
+    manifests: list[Manifest] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+async def read_snapshot(
+    cluster: Cluster, discovery: Discovery, registry: Registry, scope: Scope
+) -> Snapshot:
+    """Read a scope: workloads, pods, claims, owners of pods, referenced objects.
+
+    Raises:
+        WorkloadNotFoundError: a named workload does not exist.
+        ClusterError: the only requested type cannot be listed, or the server fails.
+    """
+    snapshot = Snapshot()
+    workloads = await _workloads(cluster, scope, snapshot)
+    extras = [
+        r
+        for r in (discovery.find("", "Pod"), discovery.find("resource.k8s.io", "ResourceClaim"))
+        if r
+    ]
+    namespaces = _namespaces(scope, workloads)
+    listings = await asyncio.gather(*(list_many(cluster, extras, ns) for ns in namespaces))
+    objects = list(workloads)
+    for listing in listings:
+        objects.extend(listing.objects)
+        for resource, error in listing.refused:
+            snapshot.warnings.append(_refusal(resource, error, scope.namespace))
+    pods = [o for o in objects if o.get("kind") == "Pod" and o.get("apiVersion") == "v1"]
+    owners = OwnerLookup(cluster, discovery)
+    await owners.complete(objects, pods)
+    if owners.exhausted:
+        snapshot.warnings.append(
+            f"owner lookups stopped after {len(owners._cache)}; some pods are not attributed"
+        )
+    objects.extend(await _referenced(cluster, discovery, registry, workloads))
+    snapshot.manifests = [Manifest(obj, ORIGIN) for obj in objects]
+    return snapshot
+
+
+async def _workloads(cluster: Cluster, scope: Scope, snapshot: Snapshot) -> list[dict[str, Any]]:
+    if scope.name is not None:
+        (resource,) = scope.resources
+        namespace = scope.namespace if resource.namespaced else None
+        try:
+            return [await cluster.request("GET", resource.path(namespace, scope.name))]
+        except ApiError as exc:
+            if exc.code == 404:
+                where = f" in namespace {namespace!r}" if namespace else ""
+                raise WorkloadNotFoundError(
+                    f"{resource.kind.lower()} {scope.name!r} not found{where}"
+                ) from exc
+            raise
+    selectors = dict.fromkeys(scope.resources, scope.label_selector)
+    listing = await list_many(cluster, scope.resources, scope.namespace, selectors)
+    if len(scope.resources) == 1 and listing.refused:
+        raise listing.refused[0][1]
+    for resource, error in listing.refused:
+        if error.code != 404:  # a type removed since discovery is simply not there
+            snapshot.warnings.append(_refusal(resource, error, scope.namespace))
+    return listing.objects
+
+
+def _namespaces(scope: Scope, workloads: Sequence[dict[str, Any]]) -> list[str | None]:
+    """Where to look for pods: the scope's namespace, or each named workload's own."""
+    if scope.name is not None:
+        return sorted(
+            {(w.get("metadata") or {}).get("namespace") or scope.namespace for w in workloads},
+            key=str,
+        )
+    return [scope.namespace]
+
+
+async def _referenced(
+    cluster: Cluster, discovery: Discovery, registry: Registry, workloads: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Objects that definitions refer to (a TrainJob's runtime), each fetched once."""
+    wanted: dict[tuple[str, str, str, str | None], ApiResource] = {}
+    for obj in workloads:
+        entry = registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
+        if entry is None or not entry.definition.spec.structure_definition.references:
+            continue
+        for request in reference_requests(prepare(entry.definition), obj):
+            resource = discovery.find(request.kind.group, request.kind.kind, request.kind.version)
+            if resource is not None and request.name is not None:
+                namespace = request.namespace if resource.namespaced else None
+                wanted[(resource.group, resource.kind, request.name, namespace)] = resource
+
+    async def fetch(
+        key: tuple[str, str, str, str | None], resource: ApiResource
+    ) -> dict[str, Any] | None:
+        try:
+            return await cluster.request("GET", resource.path(key[3], key[2]))
+        except ApiError:
+            return None  # the view reports the reference as unresolved
+
+    found = await asyncio.gather(*(fetch(k, r) for k, r in wanted.items()))
+    return [obj for obj in found if obj is not None]
+
+
+def _refusal(resource: ApiResource, error: ApiError, namespace: str | None) -> str:
+    where = f" in namespace {namespace!r}" if namespace else ""
+    what = "forbidden" if error.code == 403 else str(error)
+    return f"cannot list {resource.qualified}{where}: {what}"
+
+
+__all__ = ["ORIGIN", "ClusterError", "Scope", "Snapshot", "read_snapshot"]
