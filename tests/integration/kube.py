@@ -25,7 +25,9 @@ class Kube:
         self.http = client
         self._plurals: dict[tuple[str, str], tuple[str, bool]] = {}
 
-    def path(self, api_version: str, kind: str, namespace: str | None, name: str | None = None) -> str:
+    def path(
+        self, api_version: str, kind: str, namespace: str | None, name: str | None = None
+    ) -> str:
         plural, namespaced = self._resource(api_version, kind)
         root = f"/apis/{api_version}" if "/" in api_version else f"/api/{api_version}"
         scope = f"/namespaces/{namespace}" if namespaced and namespace else ""
@@ -38,7 +40,9 @@ class Kube:
             metadata["namespace"] = namespace
         body = {**obj, "metadata": metadata}
         status = body.pop("status", None)
-        answer = self._ok(self.http.post(self.path(obj["apiVersion"], obj["kind"], namespace), json=body))
+        answer = self._ok(
+            self._send("POST", self.path(obj["apiVersion"], obj["kind"], namespace), json=body)
+        )
         if status is not None:
             answer = self.set_status(answer, status)
         return answer
@@ -48,7 +52,8 @@ class Kube:
         meta = obj["metadata"]
         path = self.path(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"])
         return self._ok(
-            self.http.patch(
+            self._send(
+                "PATCH",
                 f"{path}/status",
                 json={"status": status},
                 headers={"Content-Type": "application/merge-patch+json"},
@@ -58,31 +63,38 @@ class Kube:
     def patch(self, obj: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
         meta = obj["metadata"]
         return self._ok(
-            self.http.patch(
+            self._send(
+                "PATCH",
                 self.path(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"]),
                 json=patch,
                 headers={"Content-Type": "application/merge-patch+json"},
             )
         )
 
-    def get(self, api_version: str, kind: str, namespace: str | None, name: str) -> dict[str, Any] | None:
-        answer = self.http.get(self.path(api_version, kind, namespace, name))
+    def get(
+        self, api_version: str, kind: str, namespace: str | None, name: str
+    ) -> dict[str, Any] | None:
+        answer = self._send("GET", self.path(api_version, kind, namespace, name))
         return None if answer.status_code == 404 else self._ok(answer)
 
-    def list(self, api_version: str, kind: str, namespace: str | None = None) -> list[dict[str, Any]]:
-        items = self._ok(self.http.get(self.path(api_version, kind, namespace))).get("items", [])
+    def list(
+        self, api_version: str, kind: str, namespace: str | None = None
+    ) -> list[dict[str, Any]]:
+        items = self._ok(self._send("GET", self.path(api_version, kind, namespace))).get(
+            "items", []
+        )
         return list(items)
 
     def delete(self, obj: Mapping[str, Any]) -> None:
         meta = obj["metadata"]
-        answer = self.http.delete(
-            self.path(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"])
+        answer = self._send(
+            "DELETE", self.path(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"])
         )
         if answer.status_code != 404:
             self._ok(answer)
 
     def namespace(self, name: str) -> str:
-        answer = self.http.post("/api/v1/namespaces", json={"metadata": {"name": name}})
+        answer = self._send("POST", "/api/v1/namespaces", json={"metadata": {"name": name}})
         if answer.status_code != 409:
             self._ok(answer)
         return name
@@ -93,26 +105,52 @@ class Kube:
         for file in files:
             crd = yaml.safe_load((CRDS / file).read_text())
             names.append(crd["metadata"]["name"])
-            answer = self.http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd)
+            answer = self._send(
+                "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd
+            )
             if answer.status_code != 409:
                 self._ok(answer)
         for name in names:
-            wait_for(lambda n=name: _established(self._ok(self.http.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{n}"))), f"CRD {name} established")
+            wait_for(
+                lambda n=name: _established(
+                    self._ok(
+                        self._send(
+                            "GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{n}"
+                        )
+                    )
+                ),
+                f"CRD {name} established",
+            )
         self._plurals.clear()
 
     def _resource(self, api_version: str, kind: str) -> tuple[str, bool]:
         key = (api_version, kind)
         if key not in self._plurals:
             root = f"/apis/{api_version}" if "/" in api_version else f"/api/{api_version}"
-            for resource in self._ok(self.http.get(root)).get("resources", []):
+            for resource in self._ok(self._send("GET", root)).get("resources", []):
                 if "/" not in resource["name"]:
-                    self._plurals[(api_version, resource["kind"])] = (resource["name"], resource["namespaced"])
+                    self._plurals[(api_version, resource["kind"])] = (
+                        resource["name"],
+                        resource["namespaced"],
+                    )
         return self._plurals[key]
+
+    def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """One request, repeated while the server answers 429 (storage still initialising
+        after a CRD change)."""
+        for _ in range(30):
+            answer = self.http.request(method, url, **kwargs)
+            if answer.status_code != 429:
+                return answer
+            time.sleep(0.5)
+        return answer
 
     @staticmethod
     def _ok(answer: httpx.Response) -> dict[str, Any]:
         if answer.is_error:
-            raise AssertionError(f"{answer.request.method} {answer.request.url}: {answer.status_code} {answer.text[:500]}")
+            raise AssertionError(
+                f"{answer.request.method} {answer.request.url}: {answer.status_code} {answer.text[:500]}"
+            )
         body: dict[str, Any] = answer.json()
         return body
 
@@ -124,7 +162,9 @@ def _established(crd: Mapping[str, Any]) -> bool:
     )
 
 
-def wait_for(check: Callable[[], Any], what: str, timeout: float = 60.0, interval: float = 0.2) -> Any:
+def wait_for(
+    check: Callable[[], Any], what: str, timeout: float = 60.0, interval: float = 0.2
+) -> Any:
     """Poll until ``check`` returns something truthy; that value."""
     deadline = time.monotonic() + timeout
     while True:

@@ -1,0 +1,106 @@
+"""``python -m wlmap.operator`` (and ``wlmap-operator``): run the operator."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+import click
+import kopf
+
+from wlmap.errors import WlmapError
+from wlmap.operator.handlers import NOT_TOP_LEVEL_KINDS, State, register
+from wlmap.operator.settings import SYNC_TARGETS, Settings
+from wlmap.sources.cluster import Cluster, discover, read_stored
+
+
+async def _stored(settings: Settings, state: State) -> None:
+    """Read the cluster's definitions before the handlers are registered, so that kinds
+    only they cover are watched from the start."""
+    cluster = await Cluster.connect(settings.kubeconfig, settings.context)
+    try:
+        stored = await read_stored(cluster, await discover(cluster))
+        for definition, origin in stored.definitions:
+            state.store.accept(origin, definition)
+    finally:
+        await cluster.close()
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--target",
+    type=click.Choice(SYNC_TARGETS),
+    help="Scheduler whose gang objects to keep [env WLMAP_TARGET].",
+)
+@click.option(
+    "-n",
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    help="Serve only these namespaces [env WLMAP_NAMESPACES].",
+)
+@click.option("--kubeconfig", metavar="FILE", help="Kubeconfig [env KUBECONFIG].")
+@click.option(
+    "--health",
+    metavar="URL",
+    help="Liveness endpoint, e.g. http://0.0.0.0:8080/healthz [env WLMAP_HEALTH].",
+)
+@click.option(
+    "--log-format",
+    type=click.Choice(["json", "plain"]),
+    help="Log line format [env WLMAP_LOG_FORMAT].",
+)
+def main(
+    target: str | None,
+    namespaces: Sequence[str],
+    kubeconfig: str | None,
+    health: str | None,
+    log_format: str | None,
+) -> None:
+    """Keep gang-scheduling objects (KAI, Volcano, Workload API) for every mapped workload."""
+    base = Settings.from_environment()
+    settings = Settings(
+        target=target or base.target,
+        namespaces=tuple(namespaces) or base.namespaces,
+        kubeconfig=kubeconfig or base.kubeconfig,
+        context=base.context,
+        health=health or base.health,
+        log_json=(log_format or ("json" if base.log_json else "plain")) == "json",
+        kinds=base.kinds,
+    )
+    kopf.configure(
+        log_format=kopf.LogFormat.JSON if settings.log_json else kopf.LogFormat.PLAIN, verbose=False
+    )
+    if kubeconfig:
+        os.environ["KUBECONFIG"] = kubeconfig  # kopf's own login reads it
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
+    state = State(settings)
+    try:
+        asyncio.run(_stored(settings, state))
+    except WlmapError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(7)
+    kinds = state.store.kinds() - NOT_TOP_LEVEL_KINDS
+    if settings.kinds:
+        kinds = {
+            k for k in kinds if f"{k[1]}.{k[0]}".lower() in {x.lower() for x in settings.kinds}
+        }
+    registry = kopf.OperatorRegistry()
+    register(registry, state, kinds)
+    logging.getLogger("wlmap.operator").info(
+        "serving %d kinds for target %s", len(kinds), settings.target
+    )
+    kopf.run(
+        registry=registry,
+        standalone=True,
+        clusterwide=not settings.namespaces,
+        namespaces=settings.namespaces,
+        liveness_endpoint=settings.health,
+    )
+
+
+if __name__ == "__main__":
+    main()

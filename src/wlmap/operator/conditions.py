@@ -1,0 +1,70 @@
+"""The status the operator writes on definition objects: conditions ``Validated`` (with
+every validation message) and ``CRDExists``, and which generation is in use."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from wlmap.errors import Problem
+
+MAX_MESSAGE = 4000
+
+
+def condition(
+    previous: Sequence[Mapping[str, Any]], kind: str, ok: bool, reason: str, message: str
+) -> dict[str, Any]:
+    """A condition; its transition time moves only when its status changes."""
+    status = "True" if ok else "False"
+    before = next((c for c in previous if c.get("type") == kind), None)
+    moved = before is None or before.get("status") != status
+    since = _now() if before is None or moved else before.get("lastTransitionTime", _now())
+    return {
+        "type": kind,
+        "status": status,
+        "reason": reason,
+        "message": message[:MAX_MESSAGE],
+        "lastTransitionTime": since,
+    }
+
+
+def definition_status(
+    obj: Mapping[str, Any],
+    problems: Sequence[Problem],
+    crd_exists: bool | None,
+    in_use_generation: int | None,
+) -> dict[str, Any]:
+    """The status of a definition object after validating its current generation."""
+    previous = (obj.get("status") or {}).get("conditions") or []
+    errors = [p for p in problems if p.severity == "error"]
+    validated = condition(
+        previous,
+        "Validated",
+        not errors,
+        "Valid" if not errors else "Invalid",
+        "; ".join(str(p) for p in problems) or "every rule holds",
+    )
+    conditions = [validated]
+    if crd_exists is not None:
+        conditions.append(
+            condition(
+                previous,
+                "CRDExists",
+                crd_exists,
+                "Served" if crd_exists else "NotServed",
+                "the cluster serves the root kind"
+                if crd_exists
+                else "the cluster does not serve the root kind: is its CRD installed?",
+            )
+        )
+    return {
+        "conditions": conditions,
+        "observedGeneration": (obj.get("metadata") or {}).get("generation"),
+        "generationInUse": in_use_generation,
+        "problems": [str(p) for p in problems][:100],
+    }
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

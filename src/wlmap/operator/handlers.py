@@ -1,0 +1,262 @@
+"""The operator's kopf handlers, registered for the kinds the definitions cover.
+
+Every handler is level-based (``on.event``): it reads the current state and applies the
+desired state, so repeated, reordered or replayed events (after a restart or a dropped
+watch) converge to the same result, and nothing is written into users' objects but the
+pod link annotations. Errors are sorted in one place: the server's failures are retried
+with backoff; a definition that cannot describe an object is logged and left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import kopf
+
+from wlmap.definitions.validation import validate_definition
+from wlmap.errors import ClusterError, DefinitionError, WlmapError, WorkloadNotFoundError
+from wlmap.operator.conditions import definition_status
+from wlmap.operator.reconcile import forget, reconcile
+from wlmap.operator.settings import Settings
+from wlmap.operator.store import DefinitionStore
+from wlmap.sources.cluster import (
+    ApiError,
+    Cluster,
+    Discovery,
+    discover,
+    origin_of,
+    parse_stored,
+)
+from wlmap.sources.cluster.connection import MERGE_PATCH
+from wlmap.sources.cluster.definitions import DEFINITION_TYPES
+
+log = logging.getLogger("wlmap.operator")
+RETRIES = 6
+NOT_TOP_LEVEL_KINDS = frozenset({("", "Pod"), ("apps", "ReplicaSet")})
+
+
+@dataclass
+class State:
+    """What the handlers share: the connection, discovery, definitions and counters."""
+
+    settings: Settings
+    store: DefinitionStore = field(default_factory=DefinitionStore)
+    cluster: Cluster | None = None
+    discovery: Discovery | None = None
+    reconciled: int = 0
+    failures: int = 0
+
+
+def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str, str]]) -> None:
+    """Register every handler: definitions, the workload kinds, and pods."""
+
+    @kopf.on.login(registry=registry)
+    def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
+        # in a pod: its service account; elsewhere: $KUBECONFIG's current context
+        info: kopf.ConnectionInfo | None = kopf.login_with_service_account(**kwargs)
+        return info or kopf.login_with_kubeconfig(**kwargs)
+
+    @kopf.on.startup(registry=registry)
+    async def startup(settings: kopf.OperatorSettings, **_: Any) -> None:
+        settings.posting.level = logging.WARNING
+        settings.watching.server_timeout = 60
+        settings.watching.client_timeout = 90
+        settings.watching.connect_timeout = 10
+        settings.networking.request_timeout = 30
+        state.cluster = await Cluster.connect(state.settings.kubeconfig, state.settings.context)
+        state.discovery = await discover(state.cluster)
+
+    @kopf.on.cleanup(registry=registry)
+    async def cleanup(**_: Any) -> None:
+        if state.cluster is not None:
+            await state.cluster.close()
+
+    @kopf.on.probe(id="reconciled", registry=registry)
+    def reconciled(**_: Any) -> int:
+        return state.reconciled
+
+    for group, kind in DEFINITION_TYPES:
+        kopf.on.event(group=group, kind=kind, registry=registry)(_definition_handler(state))
+    for group, kind in sorted(kinds):
+        kopf.on.event(group=group, kind=kind, registry=registry)(_workload_handler(state))
+    if state.settings.pod_link is not None:
+        kopf.on.event(
+            "",
+            "v1",
+            "pods",
+            annotations={state.settings.pod_link: kopf.ABSENT},
+            registry=registry,
+        )(_pod_handler(state))
+
+
+def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
+    async def on_definition(event: Mapping[str, Any], **_: Any) -> None:
+        obj = dict(event.get("object") or {})
+        origin = origin_of(obj)
+        if event.get("type") == "DELETED":
+            state.store.forget(origin)
+            log.info("definition removed", extra={"definition": origin})
+            return
+        problems = []
+        definition = None
+        try:
+            definition = parse_stored(obj)
+            problems = [p for p in validate_definition(definition) if p.severity != "error"]
+        except DefinitionError as exc:
+            problems = list(exc.problems)
+        generation = (obj.get("metadata") or {}).get("generation")
+        if definition is not None:
+            state.store.accept(origin, definition, generation)
+            log.info("definition in use", extra={"definition": origin, "generation": generation})
+        else:
+            log.warning(
+                "definition invalid, the last good version stays in use",
+                extra={"definition": origin, "problems": len(problems)},
+            )
+        crd = None
+        if (
+            definition is not None
+            and definition.root_gvk is not None
+            and state.discovery is not None
+        ):
+            await _refresh_discovery(state)
+            assert state.discovery is not None
+            crd = (
+                state.discovery.find(definition.root_gvk.group, definition.root_gvk.kind)
+                is not None
+            )
+        status = definition_status(obj, problems, crd, state.store.generation_in_use(origin))
+        await _retrying(state, lambda: _patch_status(state, obj, status))
+
+    return on_definition
+
+
+def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
+    async def on_workload(event: Mapping[str, Any], **_: Any) -> None:
+        obj = dict(event.get("object") or {})
+        if _owned_by_mapped(state, obj):
+            return  # its owner's gang covers it
+        assert state.cluster is not None and state.discovery is not None
+        cluster, discovery = state.cluster, state.discovery
+        if event.get("type") == "DELETED":
+            await _retrying(state, lambda: forget(cluster, discovery, state.settings, obj))
+            return
+        await _retrying(
+            state, lambda: reconcile(cluster, discovery, state.store, state.settings, obj)
+        )
+
+    return on_workload
+
+
+def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
+    async def on_pod(event: Mapping[str, Any], **_: Any) -> None:
+        if event.get("type") == "DELETED":
+            return
+        pod = dict(event.get("object") or {})
+        if not (pod.get("metadata") or {}).get("ownerReferences"):
+            return
+        owner = await _top_owner(state, pod)
+        if owner is not None:
+            assert state.cluster is not None and state.discovery is not None
+            cluster, discovery = state.cluster, state.discovery
+            await _retrying(
+                state, lambda: reconcile(cluster, discovery, state.store, state.settings, owner)
+            )
+
+    return on_pod
+
+
+async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The top-level mapped workload that owns an object, by following controllers."""
+    assert state.cluster is not None and state.discovery is not None
+    current: Mapping[str, Any] = obj
+    found: dict[str, Any] | None = None
+    for _ in range(6):
+        refs = [
+            r
+            for r in (current.get("metadata") or {}).get("ownerReferences") or ()
+            if r.get("controller")
+        ]
+        if not refs:
+            break
+        ref = refs[0]
+        group, _, version = str(ref.get("apiVersion")).rpartition("/")
+        resource = state.discovery.find(group, str(ref.get("kind")), version)
+        if resource is None:
+            break
+        try:
+            current = await state.cluster.request(
+                "GET",
+                resource.path((obj.get("metadata") or {}).get("namespace"), str(ref.get("name"))),
+            )
+        except ApiError:
+            break
+        if (
+            state.store.registry.find(str(current.get("apiVersion")), str(current.get("kind")))
+            is not None
+        ):
+            found = dict(current)
+    return found
+
+
+def _owned_by_mapped(state: State, obj: Mapping[str, Any]) -> bool:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if ref.get("controller") and state.store.registry.find(
+            str(ref.get("apiVersion")), str(ref.get("kind"))
+        ):
+            return True
+    return False
+
+
+async def _patch_status(state: State, obj: Mapping[str, Any], status: Mapping[str, Any]) -> None:
+    assert state.cluster is not None and state.discovery is not None
+    group, _, version = str(obj.get("apiVersion")).rpartition("/")
+    resource = state.discovery.find(group, str(obj.get("kind")), version)
+    if resource is None:
+        return
+    path = resource.path(None, str((obj.get("metadata") or {}).get("name"))) + "/status"
+    try:
+        await state.cluster.request(
+            "PATCH", path, body={"status": status}, content_type=MERGE_PATCH
+        )
+    except ApiError as exc:
+        if exc.code != 404:  # deleted meanwhile
+            raise
+
+
+async def _refresh_discovery(state: State) -> None:
+    if state.cluster is not None:
+        state.discovery = await discover(state.cluster)
+
+
+async def _retrying(state: State, step: Callable[[], Awaitable[Any]]) -> Any:
+    """Run a step; retry the server's failures with backoff, log and leave the rest."""
+    delay = 0.5
+    for attempt in range(1, RETRIES + 1):
+        try:
+            result = await step()
+            state.reconciled += 1
+            return result
+        except WorkloadNotFoundError:
+            return None  # deleted meanwhile: its DELETED event follows
+        except ApiError as exc:
+            if exc.code in (400, 403, 404, 422) or attempt == RETRIES:
+                state.failures += 1
+                log.error("request refused: %s", exc)
+                return None
+        except ClusterError as exc:
+            if attempt == RETRIES:
+                state.failures += 1
+                log.error("cluster unavailable, giving up for now: %s", exc)
+                return None
+        except WlmapError as exc:
+            state.failures += 1
+            log.error("cannot interpret: %s", exc)
+            return None
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 8.0)
+    return None

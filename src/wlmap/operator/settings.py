@@ -1,0 +1,80 @@
+"""Every operator setting in one place, read from the environment (``WLMAP_*``) or flags."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from wlmap.schedulers import TARGETS
+
+# Targets whose objects the operator keeps (Kueue PodSets are not standalone objects).
+SYNC_TARGETS = ("kai", "volcano", "workload-api")
+FIELD_MANAGER = "wlmap-operator"
+WORKLOAD_UID_LABEL = "wlmap.dev/workload-uid"
+
+# How each scheduler links a pod to its group: an annotation on the pod. The upstream
+# Workload API links through spec.schedulingGroup, which is immutable after creation and
+# so can only be set by an admission webhook: the operator leaves those pods alone.
+POD_LINKS: Mapping[str, str | None] = {
+    "kai": "pod-group-name",
+    "volcano": "scheduling.k8s.io/group-name",
+    "workload-api": None,
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the operator runs.
+
+    Attributes:
+        target: which scheduler's gang objects to keep (kai, volcano, workload-api).
+        namespaces: namespaces to serve; empty for the whole cluster.
+        kubeconfig: kubeconfig file (None: $KUBECONFIG, ~/.kube/config, in-cluster).
+        context: kubeconfig context.
+        health: address of the liveness endpoint (``http://host:port/path``), or None.
+        log_json: structured (JSON) log lines instead of plain text.
+        kinds: extra ``kind.group`` types to serve beyond the catalog (for definitions
+            added to the cluster after start, which need a restart otherwise).
+    """
+
+    target: str = "kai"
+    namespaces: tuple[str, ...] = ()
+    kubeconfig: str | None = None
+    context: str | None = None
+    health: str | None = "http://0.0.0.0:8080/healthz"
+    log_json: bool = True
+    kinds: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.target not in SYNC_TARGETS:
+            raise ValueError(
+                f"target must be one of {', '.join(SYNC_TARGETS)}, not {self.target!r}"
+            )
+        assert self.target in TARGETS
+
+    @property
+    def pod_link(self) -> str | None:
+        """The pod annotation that names the group, for this target."""
+        return POD_LINKS[self.target]
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Settings from ``WLMAP_TARGET``, ``WLMAP_NAMESPACES`` (comma-separated),
+        ``KUBECONFIG``, ``WLMAP_CONTEXT``, ``WLMAP_HEALTH`` (empty: off), ``WLMAP_LOG_FORMAT``
+        (json or plain) and ``WLMAP_KINDS``."""
+        env = os.environ if environ is None else environ
+        health = env.get("WLMAP_HEALTH", cls.health or "")
+        return cls(
+            target=env.get("WLMAP_TARGET", cls.target),
+            namespaces=_split(env.get("WLMAP_NAMESPACES", "")),
+            kubeconfig=env.get("KUBECONFIG") or None,
+            context=env.get("WLMAP_CONTEXT") or None,
+            health=health or None,
+            log_json=env.get("WLMAP_LOG_FORMAT", "json") != "plain",
+            kinds=_split(env.get("WLMAP_KINDS", "")),
+        )
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())

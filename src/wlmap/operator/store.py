@@ -1,0 +1,67 @@
+"""The definitions the operator uses: the catalog, overridden per GVK by the cluster's
+valid definition objects. A broken update of a definition object keeps its last good
+version in use (and is reported in the object's status)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from wlmap import jq
+from wlmap.catalog import builtin_registry
+from wlmap.definitions.document import Definition
+from wlmap.definitions.registry import Registry
+from wlmap.workload import CompiledDefinition, prepare
+
+
+@dataclass
+class DefinitionStore:
+    """Last good definition per definition object, and the registry built from them."""
+
+    _good: dict[str, Definition] = field(default_factory=dict)
+    _generations: dict[str, int | None] = field(default_factory=dict)
+    _registry: Registry | None = None
+    _compiled: dict[int, CompiledDefinition] = field(default_factory=dict)
+
+    def accept(self, origin: str, definition: Definition, generation: int | None = None) -> None:
+        """A definition object's new valid version."""
+        self._good[origin] = definition
+        self._generations[origin] = generation
+        self._registry = None
+
+    def forget(self, origin: str) -> None:
+        """A definition object was deleted: the catalog's definition applies again."""
+        self._generations.pop(origin, None)
+        if self._good.pop(origin, None) is not None:
+            self._registry = None
+
+    def generation_in_use(self, origin: str) -> int | None:
+        """The generation of a definition object in use, if any."""
+        return self._generations.get(origin)
+
+    def kinds(self) -> set[tuple[str, str]]:
+        """(group, kind) of every root the definitions cover."""
+        return {
+            (e.definition.root_gvk.group, e.definition.root_gvk.kind)
+            for e in self.registry
+            if e.definition.root_gvk is not None
+        }
+
+    @property
+    def registry(self) -> Registry:
+        """Built-in definitions with the cluster's on top (in object-name order)."""
+        if self._registry is None:
+            registry = builtin_registry()
+            for origin in sorted(self._good):
+                registry.add(self._good[origin], origin)
+            self._registry = registry
+        return self._registry
+
+    def compiled(
+        self, definition: Definition, engine: jq.Engine | None = None
+    ) -> CompiledDefinition:
+        """A definition compiled once (cluster definitions on the isolated engine)."""
+        found = self._compiled.get(id(definition))
+        if found is None:
+            found = prepare(definition, engine)
+            self._compiled[id(definition)] = found
+        return found
