@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench schema docs clean
+.PHONY: demo test lint typecheck unit bench schema deploy-manifests docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,9 @@ bench: $(STAMP)
 
 schema: $(STAMP)
 	$(BIN)/python -m wlmap.definitions.schema deploy/crds
+
+deploy-manifests: schema
+	$(BIN)/python -m wlmap.operator.rbac deploy/operator
 
 docs: $(STAMP)
 	$(BIN)/python -m wlmap.catalog.reference docs/catalog.md

@@ -13,7 +13,7 @@ import kopf
 
 from wlmap.errors import WlmapError
 from wlmap.operator.handlers import NOT_TOP_LEVEL_KINDS, State, register
-from wlmap.operator.settings import SYNC_TARGETS, Settings
+from wlmap.operator.settings import SYNC_TARGETS, Settings, parse_kinds
 from wlmap.sources.cluster import Cluster, discover, read_stored
 
 
@@ -84,10 +84,13 @@ def main(
         click.echo(f"error: {exc}", err=True)
         sys.exit(7)
     kinds = state.store.kinds() - NOT_TOP_LEVEL_KINDS
-    if settings.kinds:
-        kinds = {
-            k for k in kinds if f"{k[1]}.{k[0]}".lower() in {x.lower() for x in settings.kinds}
-        }
+    served = {f"{kind}.{group}".lower() for group, kind in kinds}
+    # kinds named ahead of their definitions: watched now, reconciled once one arrives
+    kinds |= {
+        (group, kind)
+        for group, kind in parse_kinds(settings.kinds)
+        if f"{kind}.{group}".lower() not in served
+    }
     registry = kopf.OperatorRegistry()
     register(registry, state, kinds)
     logging.getLogger("wlmap.operator").info(

@@ -16,7 +16,7 @@ from typing import Any
 
 from wlmap.definitions.registry import Entry
 from wlmap.operator.groups import desired_state
-from wlmap.operator.settings import FIELD_MANAGER, WORKLOAD_UID_LABEL, Settings
+from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS, WORKLOAD_UID_LABEL, Settings
 from wlmap.operator.store import DefinitionStore
 from wlmap.sources import Inventory
 from wlmap.sources.cluster import (
@@ -64,16 +64,16 @@ async def reconcile(
     if (current.get("metadata") or {}).get("uid") != meta.get("uid"):
         return None  # replaced by a new object of the same name: its own event follows
     inventory = Inventory(snapshot.manifests)
-    view = interpret(_compiled(store, entry), current, pods=inventory.pods_of(current) or [])
+    pods = inventory.pods_of(current)
+    # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
+    view = interpret(_compiled(store, entry), current, pods=pods or None)
     desired = desired_state(settings, view, current)
     applied = 0
     for item in desired.objects:
         await _apply(cluster, discovery, item)
         applied += 1
     deleted = await _delete_stale(cluster, discovery, settings, current, desired.objects)
-    linked = await _link_pods(
-        cluster, discovery, settings, inventory.pods_of(current) or [], desired.pod_groups
-    )
+    linked = await _link_pods(cluster, discovery, settings, pods or [], desired.pod_groups)
     return Outcome(applied, deleted, linked)
 
 
@@ -144,14 +144,7 @@ async def _delete_stale(
 
 
 def _target_kinds(settings: Settings) -> set[tuple[str, str]]:
-    return {
-        "kai": {("scheduling.run.ai/v2alpha2", "PodGroup")},
-        "volcano": {("scheduling.volcano.sh/v1beta1", "PodGroup")},
-        "workload-api": {
-            ("scheduling.k8s.io/v1alpha2", "PodGroup"),
-            ("scheduling.k8s.io/v1alpha2", "Workload"),
-        },
-    }[settings.target]
+    return set(GANG_KINDS[settings.target])
 
 
 async def _link_pods(

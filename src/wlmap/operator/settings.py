@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from wlmap.schedulers import TARGETS
@@ -12,6 +12,16 @@ from wlmap.schedulers import TARGETS
 SYNC_TARGETS = ("kai", "volcano", "workload-api")
 FIELD_MANAGER = "wlmap-operator"
 WORKLOAD_UID_LABEL = "wlmap.dev/workload-uid"
+
+# The gang objects the operator keeps for each target: (apiVersion, kind).
+GANG_KINDS: Mapping[str, tuple[tuple[str, str], ...]] = {
+    "kai": (("scheduling.run.ai/v2alpha2", "PodGroup"),),
+    "volcano": (("scheduling.volcano.sh/v1beta1", "PodGroup"),),
+    "workload-api": (
+        ("scheduling.k8s.io/v1alpha2", "PodGroup"),
+        ("scheduling.k8s.io/v1alpha2", "Workload"),
+    ),
+}
 
 # How each scheduler links a pod to its group: an annotation on the pod. The upstream
 # Workload API links through spec.schedulingGroup, which is immutable after creation and
@@ -34,8 +44,9 @@ class Settings:
         context: kubeconfig context.
         health: address of the liveness endpoint (``http://host:port/path``), or None.
         log_json: structured (JSON) log lines instead of plain text.
-        kinds: extra ``kind.group`` types to serve beyond the catalog (for definitions
-            added to the cluster after start, which need a restart otherwise).
+        kinds: extra ``Kind.group`` types to serve beyond the catalog (for definitions
+            added to the cluster after start, which need a restart otherwise); the
+            ``Kind`` is spelled as in its CRD.
     """
 
     target: str = "kai"
@@ -74,6 +85,16 @@ class Settings:
             log_json=env.get("WLMAP_LOG_FORMAT", "json") != "plain",
             kinds=_split(env.get("WLMAP_KINDS", "")),
         )
+
+
+def parse_kinds(tokens: Iterable[str]) -> list[tuple[str, str]]:
+    """``Kind.group`` tokens (``Kind`` alone for the core group) as (group, Kind)."""
+    parsed = []
+    for token in tokens:
+        kind, _, group = token.strip().partition(".")
+        if kind:
+            parsed.append((group, kind))
+    return parsed
 
 
 def _split(text: str) -> tuple[str, ...]:
