@@ -111,17 +111,12 @@ class Kube:
             if answer.status_code != 409:
                 self._ok(answer)
         for name in names:
-            wait_for(
-                lambda n=name: _established(
-                    self._ok(
-                        self._send(
-                            "GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{n}"
-                        )
-                    )
-                ),
-                f"CRD {name} established",
-            )
+            path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
+            wait_for(self._established(path), f"CRD {name} established")
         self._plurals.clear()
+
+    def _established(self, path: str) -> Callable[[], bool]:
+        return lambda: _established(self._ok(self._send("GET", path)))
 
     def _resource(self, api_version: str, kind: str) -> tuple[str, bool]:
         key = (api_version, kind)

@@ -1,0 +1,149 @@
+"""The operator against a real API server: gang objects created, kept in step with scale,
+never duplicated, removed with their workload, for each scheduler target."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.controllers import jobset_children
+from tests.integration.kube import Kube, load, wait_for
+from tests.integration.operator_process import OperatorProcess
+from tests.integration.testcluster import TestCluster
+
+KAI = ("scheduling.run.ai/v2alpha2", "PodGroup")
+VOLCANO = ("scheduling.volcano.sh/v1beta1", "PodGroup")
+WORKLOAD_API = "scheduling.k8s.io/v1alpha2"
+
+
+@pytest.fixture
+def operator(cluster: TestCluster, namespace: str, tmp_path: Path) -> Iterator[OperatorProcess]:
+    process = OperatorProcess(cluster.kubeconfig, namespace, tmp_path / "operator.log")
+    try:
+        yield process.start()
+    finally:
+        process.stop()
+
+
+def groups(kube: Kube, namespace: str, kind: tuple[str, str] = KAI) -> list[dict[str, Any]]:
+    return kube.list(*kind, namespace)
+
+
+def jobset(kube: Kube, namespace: str, name: str = "coordinator-example") -> dict[str, Any]:
+    (obj,) = load("jobset/coordinator.yaml")
+    obj["metadata"]["name"] = name
+    return kube.create(obj, namespace)
+
+
+def min_member(group: dict[str, Any]) -> int:
+    spec = group["spec"]
+    return int(spec.get("minMember") or sum(s["minMember"] for s in spec.get("subGroups", [])))
+
+
+def test_a_jobset_gets_one_podgroup_owned_by_it_and_its_pods_are_linked(
+    kube: Kube, namespace: str, operator: OperatorProcess
+) -> None:
+    created = jobset(kube, namespace)
+    pods = jobset_children(kube, created)
+
+    (group,) = wait_for(lambda: groups(kube, namespace), "the PodGroup")
+    (owner,) = group["metadata"]["ownerReferences"]
+    assert (owner["kind"], owner["name"], owner["uid"]) == (
+        "JobSet",
+        "coordinator-example",
+        created["metadata"]["uid"],
+    )
+    assert min_member(group) == 5  # 4 workers + 1 driver, as the JobSet asks
+
+    def linked() -> bool:
+        names = [p["metadata"]["name"] for p in pods]
+        current = [kube.get("v1", "Pod", namespace, n) for n in names]
+        return all(
+            (p or {}).get("metadata", {}).get("annotations", {}).get("pod-group-name")
+            == group["metadata"]["name"]
+            for p in current
+        )
+
+    wait_for(linked, "every pod annotated with its PodGroup")
+    assert len(groups(kube, namespace)) == 1, "one group per workload, not one per pod event"
+
+
+def test_scaling_a_workload_updates_its_podgroup_in_place(
+    kube: Kube, namespace: str, operator: OperatorProcess
+) -> None:
+    created = jobset(kube, namespace)
+    wait_for(lambda: groups(kube, namespace), "the PodGroup")
+    replicated = created["spec"]["replicatedJobs"]
+    replicated[0]["replicas"] = 3  # workers: 3 jobs of 4 pods
+    kube.patch(created, {"spec": {"replicatedJobs": replicated}})
+
+    wait_for(
+        lambda: [g for g in groups(kube, namespace) if min_member(g) == 13],
+        "minMember 13 after scaling",
+    )
+    (group,) = groups(kube, namespace)
+    assert group["metadata"]["name"] == "pg-coordinator-example"
+
+
+def test_a_deleted_workload_loses_its_podgroup(
+    kube: Kube, namespace: str, operator: OperatorProcess
+) -> None:
+    created = jobset(kube, namespace)
+    wait_for(lambda: groups(kube, namespace), "the PodGroup")
+    kube.delete(created)
+    wait_for(lambda: not groups(kube, namespace), "the PodGroup deleted")
+
+
+def test_volcano_target_writes_volcano_podgroups(
+    cluster: TestCluster, kube: Kube, namespace: str, tmp_path: Path
+) -> None:
+    process = OperatorProcess(cluster.kubeconfig, namespace, tmp_path / "op.log", target="volcano")
+    try:
+        process.start()
+        created = jobset(kube, namespace)
+        pods = jobset_children(kube, created)
+        (group,) = wait_for(lambda: groups(kube, namespace, VOLCANO), "the Volcano PodGroup")
+        assert group["spec"]["minMember"] == 5
+        assert group["metadata"]["ownerReferences"][0]["uid"] == created["metadata"]["uid"]
+        pod = pods[0]["metadata"]["name"]
+        wait_for(
+            lambda: (
+                (kube.get("v1", "Pod", namespace, pod) or {})["metadata"]
+                .get("annotations", {})
+                .get("scheduling.k8s.io/group-name")
+                == group["metadata"]["name"]
+            ),
+            "the pod linked to its Volcano PodGroup",
+        )
+        assert groups(kube, namespace) == [], "no KAI objects for the Volcano target"
+    finally:
+        process.stop()
+
+
+def test_workload_api_target_writes_upstream_workload_and_podgroup(
+    cluster: TestCluster, kube: Kube, namespace: str, tmp_path: Path
+) -> None:
+    process = OperatorProcess(
+        cluster.kubeconfig, namespace, tmp_path / "op.log", target="workload-api"
+    )
+    try:
+        process.start()
+        created = jobset(kube, namespace)
+        (workload,) = wait_for(
+            lambda: kube.list(WORKLOAD_API, "Workload", namespace), "the upstream Workload"
+        )
+        (group,) = wait_for(
+            lambda: kube.list(WORKLOAD_API, "PodGroup", namespace), "the upstream PodGroup"
+        )
+        assert workload["spec"]["controllerRef"] == {
+            "apiGroup": "jobset.x-k8s.io",
+            "kind": "JobSet",
+            "name": "coordinator-example",
+        }
+        assert group["spec"]["schedulingPolicy"] == {"gang": {"minCount": 5}}
+        assert group["metadata"]["ownerReferences"][0]["uid"] == created["metadata"]["uid"]
+    finally:
+        process.stop()
