@@ -88,7 +88,10 @@ class Kube:
     def delete(self, obj: Mapping[str, Any]) -> None:
         meta = obj["metadata"]
         answer = self._send(
-            "DELETE", self.path(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"])
+            "DELETE",
+            self.path(obj["apiVersion"], obj["kind"], meta.get("namespace"), meta["name"]),
+            # as kubectl does; batch/v1 Jobs would otherwise wait for a garbage collector
+            json={"propagationPolicy": "Background"},
         )
         if answer.status_code != 404:
             self._ok(answer)

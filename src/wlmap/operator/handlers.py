@@ -20,6 +20,7 @@ import kopf
 from wlmap.definitions.validation import validate_definition
 from wlmap.errors import ClusterError, DefinitionError, WlmapError, WorkloadNotFoundError
 from wlmap.operator.conditions import definition_status
+from wlmap.operator.queue import WorkQueue
 from wlmap.operator.reconcile import forget, reconcile
 from wlmap.operator.settings import Settings
 from wlmap.operator.store import DefinitionStore
@@ -36,6 +37,7 @@ from wlmap.sources.cluster.definitions import DEFINITION_TYPES
 
 log = logging.getLogger("wlmap.operator")
 RETRIES = 6
+RETRY_LATER_SECONDS = 30.0
 NOT_TOP_LEVEL_KINDS = frozenset({("", "Pod"), ("apps", "ReplicaSet")})
 
 
@@ -47,6 +49,8 @@ class State:
     store: DefinitionStore = field(default_factory=DefinitionStore)
     cluster: Cluster | None = None
     discovery: Discovery | None = None
+    queue: WorkQueue = field(default_factory=WorkQueue)
+    later: set[asyncio.Task[None]] = field(default_factory=set)
     reconciled: int = 0
     failures: int = 0
 
@@ -142,11 +146,13 @@ def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
             return  # its owner's gang covers it
         assert state.cluster is not None and state.discovery is not None
         cluster, discovery = state.cluster, state.discovery
-        if event.get("type") == "DELETED":
-            await _retrying(state, lambda: forget(cluster, discovery, state.settings, obj))
+        uid = str((obj.get("metadata") or {}).get("uid"))
+        terminating = (obj.get("metadata") or {}).get("deletionTimestamp")
+        if event.get("type") == "DELETED" or terminating:  # a gang for nothing holds capacity
+            await _submit(state, uid, lambda: forget(cluster, discovery, state.settings, obj))
             return
-        await _retrying(
-            state, lambda: reconcile(cluster, discovery, state.store, state.settings, obj)
+        await _submit(
+            state, uid, lambda: reconcile(cluster, discovery, state.store, state.settings, obj)
         )
 
     return on_workload
@@ -163,8 +169,10 @@ def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
         if owner is not None:
             assert state.cluster is not None and state.discovery is not None
             cluster, discovery = state.cluster, state.discovery
-            await _retrying(
-                state, lambda: reconcile(cluster, discovery, state.store, state.settings, owner)
+            await _submit(
+                state,
+                str((owner.get("metadata") or {}).get("uid")),
+                lambda: reconcile(cluster, discovery, state.store, state.settings, owner),
             )
 
     return on_pod
@@ -233,30 +241,52 @@ async def _refresh_discovery(state: State) -> None:
         state.discovery = await discover(state.cluster)
 
 
-async def _retrying(state: State, step: Callable[[], Awaitable[Any]]) -> Any:
-    """Run a step; retry the server's failures with backoff, log and leave the rest."""
+async def _submit(state: State, key: str, step: Callable[[], Awaitable[Any]]) -> None:
+    """Queue a step for one workload; a step the server kept failing is queued again
+    after ``RETRY_LATER_SECONDS`` (nothing else would bring the workload back)."""
+
+    async def attempt() -> None:
+        if await _retrying(state, step):
+            return
+        task = asyncio.get_running_loop().create_task(_later(state, key, step))
+        state.later.add(task)
+        task.add_done_callback(state.later.discard)
+
+    await state.queue.submit(key, attempt)
+
+
+async def _later(state: State, key: str, step: Callable[[], Awaitable[Any]]) -> None:
+    await asyncio.sleep(RETRY_LATER_SECONDS)
+    await _submit(state, key, step)
+
+
+async def _retrying(state: State, step: Callable[[], Awaitable[Any]]) -> bool:
+    """Run a step, retrying the server's failures with backoff. The one place errors are
+    sorted: True when done or not worth retrying (logged), False to retry later."""
     delay = 0.5
     for attempt in range(1, RETRIES + 1):
         try:
-            result = await step()
+            await step()
             state.reconciled += 1
-            return result
+            return True
         except WorkloadNotFoundError:
-            return None  # deleted meanwhile: its DELETED event follows
+            return True  # deleted meanwhile: its DELETED event follows
         except ApiError as exc:
-            if exc.code in (400, 403, 404, 422) or attempt == RETRIES:
+            if exc.code in (400, 403, 404, 422):
                 state.failures += 1
                 log.error("request refused: %s", exc)
-                return None
+                return True
+            if attempt == RETRIES:
+                log.warning("request failed, retrying later: %s", exc)
+                return False
         except ClusterError as exc:
             if attempt == RETRIES:
-                state.failures += 1
-                log.error("cluster unavailable, giving up for now: %s", exc)
-                return None
+                log.warning("cluster unavailable, retrying later: %s", exc)
+                return False
         except WlmapError as exc:
             state.failures += 1
             log.error("cannot interpret: %s", exc)
-            return None
+            return True
         await asyncio.sleep(delay)
         delay = min(delay * 2, 8.0)
-    return None
+    return False
