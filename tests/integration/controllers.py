@@ -55,7 +55,9 @@ def run_pod(
     )
 
 
-def jobset_children(kube: Kube, jobset: Mapping[str, Any], *, ready: bool = True) -> list[dict[str, Any]]:
+def jobset_children(
+    kube: Kube, jobset: Mapping[str, Any], *, ready: bool = True
+) -> list[dict[str, Any]]:
     """The Jobs of a JobSet (one per replica of each replicated job) and their pods,
     labelled as the JobSet controller labels them."""
     name = jobset["metadata"]["name"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from wlmap.cli._session import Session
+from wlmap.cli.commands._types import resolve_type
 from wlmap.definitions.gvk import GroupVersionKind
 from wlmap.errors import NoDefinitionError, WorkloadNotFoundError
 from wlmap.sources.cluster import (
@@ -113,19 +114,14 @@ def resolve(session: Session, discovery: Discovery, token: str) -> ApiResource:
         choices = ", ".join(sorted(f"{r.plural}.{r.group or 'core'}" for r in matches))
         raise NoDefinitionError(f"{token!r} is ambiguous; use one of: {choices}")
     if not matches:
-        known = [
-            e.definition.root_gvk
-            for e in session.registry
-            if e.definition.root_gvk is not None
-            and token.lower()
-            in {e.definition.root_gvk.kind.lower(), f"{e.definition.root_gvk.kind.lower()}s"}
-        ]
-        if known:
-            raise WorkloadNotFoundError(
-                f"the cluster does not serve {known[0].kind} ({known[0].group or 'core'}): "
-                "is its CRD installed?"
-            )
-        raise NoDefinitionError(f"the cluster has no resource type {token!r}")
+        try:  # a kind a definition covers, named as offline (kind, plural, kind.group...)
+            known = resolve_type(session.registry, token)
+        except NoDefinitionError:
+            raise NoDefinitionError(f"the cluster has no resource type {token!r}") from None
+        raise WorkloadNotFoundError(
+            f"the cluster does not serve {known.kind} ({known.group or 'core'}): "
+            "is its CRD installed?"
+        )
     (resource,) = matches
     if session.registry.find(resource.api_version, resource.kind) is None:
         raise NoDefinitionError(

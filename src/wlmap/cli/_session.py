@@ -104,8 +104,19 @@ class Session:
         """Built-in definitions, then the cluster's (live mode), then ``--definitions``."""
         registry = builtin_registry()
         for definition, origin in self.cluster_definitions:
+            gvk = definition.root_gvk
+            previous = registry.find(gvk.api_version, gvk.kind) if gvk else None
+            if (
+                previous
+                and is_from_cluster(previous.origin)
+                and previous.definition.root_gvk == gvk
+            ):
+                self.output.warn(
+                    f"{gvk}: {origin} overrides {previous.origin}; keep one cluster "
+                    "definition per kind"
+                )
             registry.add(definition, origin)
-        registry.collisions.clear()  # the cluster's definitions are meant to override
+        registry.collisions.clear()  # cluster definitions are meant to override built-in ones
         for source in self.definition_sources:
             registry.extend(load_definitions(source), source)
         for collision in registry.collisions:

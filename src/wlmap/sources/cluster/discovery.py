@@ -105,8 +105,8 @@ async def discover(cluster: Cluster) -> Discovery:
             found.extend(_aggregated(answer.get("items") or ()))
         else:
             legacy.append(answer)
-    for answer in legacy:
-        found.extend(await _legacy(cluster, answer))
+    for root in legacy:
+        found.extend(await _legacy(cluster, root))
     return Discovery(tuple(found))
 
 

@@ -53,16 +53,20 @@ async def read_snapshot(
     """
     snapshot = Snapshot()
     workloads = await _workloads(cluster, scope, snapshot)
+    # a type the scope already listed whole (pods, with --all-types) is not listed again
+    complete = set() if scope.name is not None or scope.label_selector else set(scope.resources)
     extras = [
         r
         for r in (discovery.find("", "Pod"), discovery.find("resource.k8s.io", "ResourceClaim"))
-        if r
+        if r and r not in complete
     ]
     namespaces = _namespaces(scope, workloads)
     listings = await asyncio.gather(*(list_many(cluster, extras, ns) for ns in namespaces))
     objects = list(workloads)
+    seen = {_uid(o) for o in workloads}
     for listing in listings:
-        objects.extend(listing.objects)
+        # a pod that is itself a listed workload (``-l`` on pods) is kept once
+        objects.extend(o for o in listing.objects if _uid(o) is None or _uid(o) not in seen)
         for resource, error in listing.refused:
             snapshot.warnings.append(_refusal(resource, error, scope.namespace))
     pods = [o for o in objects if o.get("kind") == "Pod" and o.get("apiVersion") == "v1"]
@@ -92,8 +96,18 @@ async def _workloads(cluster: Cluster, scope: Scope, snapshot: Snapshot) -> list
             raise
     selectors = dict.fromkeys(scope.resources, scope.label_selector)
     listing = await list_many(cluster, scope.resources, scope.namespace, selectors)
-    if len(scope.resources) == 1 and listing.refused:
-        raise listing.refused[0][1]
+    if listing.refused and len(listing.refused) == len(scope.resources):
+        # nothing could be listed: an error, not an empty cluster
+        resource, error = min(listing.refused, key=lambda refused: refused[0].qualified)
+        if len(scope.resources) == 1:
+            raise error
+        where = f" in namespace {scope.namespace!r}" if scope.namespace else ""
+        raise ApiError(
+            f"cannot list any of the {len(scope.resources)} workload types{where}; "
+            f"{resource.qualified}: {error}",
+            error.code,
+            error.reason,
+        ) from error
     for resource, error in listing.refused:
         if error.code != 404:  # a type removed since discovery is simply not there
             snapshot.warnings.append(_refusal(resource, error, scope.namespace))
@@ -135,6 +149,11 @@ async def _referenced(
 
     found = await asyncio.gather(*(fetch(k, r) for k, r in wanted.items()))
     return [obj for obj in found if obj is not None]
+
+
+def _uid(obj: dict[str, Any]) -> str | None:
+    uid = (obj.get("metadata") or {}).get("uid")
+    return uid if isinstance(uid, str) else None
 
 
 def _refusal(resource: ApiResource, error: ApiError, namespace: str | None) -> str:
