@@ -94,6 +94,8 @@ class Inventory:
         uid = _metadata(obj).get("uid")
         if not self.pods or not isinstance(uid, str):
             return None
+        if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1":
+            return [dict(obj)]  # a bare pod is its own only pod
         if self._pods_by_owner is None:
             self._pods_by_owner = {}
             for pod in self.pods:

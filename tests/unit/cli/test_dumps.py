@@ -82,3 +82,14 @@ def test_owned_workloads_are_not_listed_on_their_own(
     ]
     code, out, _ = run(capsys, "get", "replicasets", "-f", str(dump(tmp_path)), "-o", "json")
     assert [i["name"] for i in json.loads(out)["items"]] == ["plugin-abc"]  # asked for by type
+
+
+def test_a_bare_pod_counts_itself(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pod = make_pod("lonely", {"spec": {"containers": [{"name": "c", "image": "x"}]}}, {})
+    pod["metadata"].update(uid="p-1", namespace="gpu")
+    path = tmp_path / "pod.yaml"
+    path.write_text(yaml.safe_dump(pod))
+    code, out, _ = run(capsys, "describe", "-f", str(path), "-o", "json")
+    assert code == 0
+    [component] = json.loads(out)["components"]
+    assert (component["podsObserved"], component["podsReady"]) == (1, 1)
