@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.integration.kube import Kube
+from tests.integration.operator_process import OperatorProcess
 from tests.integration.testcluster import TestCluster, build_binaries, remove
+from tests.integration.wlmapcli import Wlmap, fixed_terminal
 
 # CRDs of the kinds the integration tests create (all from the corpus).
 TEST_CRDS = (
@@ -52,3 +54,22 @@ def kube(cluster: TestCluster) -> Iterator[Kube]:
 def namespace(kube: Kube, request: pytest.FixtureRequest) -> str:
     name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:50].strip("-")
     return kube.namespace(name)
+
+
+@pytest.fixture
+def wlmap(
+    cluster: TestCluster, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Wlmap:
+    """The CLI against the test cluster, at a fixed terminal width."""
+    fixed_terminal(monkeypatch)
+    return Wlmap(cluster.kubeconfig, capsys)
+
+
+@pytest.fixture
+def operator(cluster: TestCluster, namespace: str, tmp_path: Path) -> Iterator[OperatorProcess]:
+    """The operator (KAI target) serving the test's namespace."""
+    process = OperatorProcess(cluster.kubeconfig, namespace, tmp_path / "operator.log")
+    try:
+        yield process.start()
+    finally:
+        process.stop()

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from tests.integration.kube import Kube, load, wait_for
-from tests.integration.testcluster import REPO, TestCluster
-from tests.integration.wlmapcli import Wlmap, aligned, fixed_terminal, jobset_completed
+from tests.integration.testcluster import REPO
+from tests.integration.wlmapcli import Wlmap, aligned, jobset_completed
 from wlmap.cli._exits import OK
 
 CRDS = ("wlmap.dev_workloadmaps.yaml", "run.ai_kartas.yaml")
@@ -20,14 +20,6 @@ CRD_API = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 BUILTIN = "jobset-x-k8s-io-jobset-v1alpha2"
 CATALOG_JOBSET = REPO / "src" / "wlmap" / "catalog" / "definitions" / f"{BUILTIN}.yaml"
 WIDE = ("NAMESPACE", "NAME", "PHASE", "PODS", "GPUS", "CPU", "MEMORY", "DEFINITION")
-
-
-@pytest.fixture
-def wlmap(
-    cluster: TestCluster, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Wlmap:
-    fixed_terminal(monkeypatch)
-    return Wlmap(cluster.kubeconfig, capsys)
 
 
 @pytest.fixture

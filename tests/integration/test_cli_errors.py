@@ -10,19 +10,11 @@ import pytest
 
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.testcluster import VIEWER_TOKEN, TestCluster, free_port
-from tests.integration.wlmapcli import Wlmap, aligned, fixed_terminal, kubeconfig_copy
+from tests.integration.wlmapcli import Wlmap, aligned, kubeconfig_copy
 from wlmap.cli._exits import CLUSTER, NO_DEFINITION, NOT_FOUND, OK
 from wlmap.sources.cluster import ApiError, Cluster
 
 RBAC = "rbac.authorization.k8s.io/v1"
-
-
-@pytest.fixture
-def wlmap(
-    cluster: TestCluster, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Wlmap:
-    fixed_terminal(monkeypatch)
-    return Wlmap(cluster.kubeconfig, capsys)
 
 
 def create_jobset(kube: Kube, namespace: str) -> dict[str, Any]:

@@ -16,7 +16,6 @@ from tests.integration.wlmapcli import (
     Wlmap,
     aligned,
     deployment_with_pods,
-    fixed_terminal,
     jobset_completed,
     jobset_running,
     kubeconfig_copy,
@@ -28,14 +27,6 @@ COORDINATOR = "jobset/coordinator.yaml"
 TPU_MULTISLICE = "jobset/tpu-multislice-v6e-jax.yaml"
 SAMPLE = "jobset/sample-v1alpha2.yaml"
 HEADER = ("NAMESPACE", "NAME", "PHASE", "PODS", "GPUS")
-
-
-@pytest.fixture
-def wlmap(
-    cluster: TestCluster, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Wlmap:
-    fixed_terminal(monkeypatch)
-    return Wlmap(cluster.kubeconfig, capsys)
 
 
 def create_jobset(kube: Kube, namespace: str, relative: str = COORDINATOR) -> dict[str, Any]:

@@ -3,11 +3,8 @@ never duplicated, removed with their workload, for each scheduler target."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.integration.controllers import jobset_children
 from tests.integration.kube import Kube, load, wait_for
@@ -17,15 +14,6 @@ from tests.integration.testcluster import TestCluster
 KAI = ("scheduling.run.ai/v2alpha2", "PodGroup")
 VOLCANO = ("scheduling.volcano.sh/v1beta1", "PodGroup")
 WORKLOAD_API = "scheduling.k8s.io/v1alpha2"
-
-
-@pytest.fixture
-def operator(cluster: TestCluster, namespace: str, tmp_path: Path) -> Iterator[OperatorProcess]:
-    process = OperatorProcess(cluster.kubeconfig, namespace, tmp_path / "operator.log")
-    try:
-        yield process.start()
-    finally:
-        process.stop()
 
 
 def groups(kube: Kube, namespace: str, kind: tuple[str, str] = KAI) -> list[dict[str, Any]]:

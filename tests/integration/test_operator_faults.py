@@ -4,7 +4,6 @@ restarted, definitions broken or hostile, objects its definition cannot read."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +27,6 @@ def definition_crds(kube: Kube) -> None:
         answer = kube.http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd)
         assert answer.status_code in (201, 409), answer.text
     wait_for(lambda: kube._send("GET", "/apis/wlmap.dev/v1alpha1").status_code == 200, "CRD served")
-
-
-@pytest.fixture
-def operator(cluster: TestCluster, namespace: str, tmp_path: Path) -> Iterator[OperatorProcess]:
-    process = OperatorProcess(cluster.kubeconfig, namespace, tmp_path / "operator.log")
-    try:
-        yield process.start()
-    finally:
-        process.stop()
 
 
 def jobsets(kube: Kube, namespace: str, count: int) -> dict[str, int]:
