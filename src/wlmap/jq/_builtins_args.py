@@ -105,7 +105,9 @@ def getpath(v: Any, path: Any) -> Any:
     current = v
     for key in path:
         if current is None:
-            if not (type(key) is str or is_number(key) or key is None):
+            if key is None:
+                index_value(current, key)  # raises the error libjq raises
+            elif not (type(key) is str or is_number(key)):
                 raise Unsupported("getpath through null with an unusual key")
             continue
         current = index_value(current, key)
