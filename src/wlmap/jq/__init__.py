@@ -5,7 +5,9 @@ run on libjq, in-process for trusted definitions or in a killable worker process
 (``Engine(isolated=True)``) for definitions from a cluster.
 """
 
+from wlmap.jq._native_base import Session
 from wlmap.jq._parser import parse
+from wlmap.jq._reader import Reader
 from wlmap.jq.engine import Engine, Program, default_engine
 from wlmap.jq.limits import Limits
 from wlmap.jq.paths import path_problems
@@ -17,6 +19,8 @@ __all__ = [
     "Limits",
     "Node",
     "Program",
+    "Reader",
+    "Session",
     "default_engine",
     "parse",
     "path_problems",

@@ -15,9 +15,10 @@ from typing import Any
 
 from wlmap.jq import syntax as s
 from wlmap.jq._arith import BINARY, negate
-from wlmap.jq._builtins import index_value, iterate, slice_value
 from wlmap.jq._native_base import Code, Env, NotNative, from_one
 from wlmap.jq._native_calls import CallCompiler
+from wlmap.jq._native_index import IndexCompiler
+from wlmap.jq._native_shared import shareable
 from wlmap.jq._native_struct import StructCompiler
 from wlmap.jq._values import JqError, compare, equal, tojson, tostring, truthy
 
@@ -25,12 +26,12 @@ from wlmap.jq._values import JqError, compare, equal, tojson, tostring, truthy
 def compile_native(node: s.Node, variables: frozenset[str]) -> Code | None:
     """Compile ``node`` for native evaluation, or return None when it is not supported."""
     try:
-        return Compiler().compile(node, variables)
+        return Compiler(shareable(node)).compile(node, variables)
     except (NotNative, RecursionError):
         return None
 
 
-class Compiler(CallCompiler, StructCompiler):
+class Compiler(CallCompiler, StructCompiler, IndexCompiler):
     """Turns syntax nodes into :class:`Code`; raises :class:`NotNative` when it cannot."""
 
     def c_Identity(self, node: s.Identity, scope: frozenset[str]) -> Code:
@@ -47,91 +48,6 @@ class Compiler(CallCompiler, StructCompiler):
             raise NotNative(f"${node.name}")
         name = node.name
         return from_one(lambda v, e: e.vars[name])
-
-    def c_Index(self, node: s.Index, scope: frozenset[str]) -> Code:
-        chain = _field_chain(node)
-        if chain is not None and len(chain) > 1:
-            # `.a.b.c`: one loop instead of a closure per step (the commonest expression).
-            def walk(v: Any, e: Env) -> Any:
-                for name in chain:
-                    v = v.get(name) if type(v) is dict else index_value(v, name)
-                return v
-
-            return from_one(walk)
-        target = self.compile(node.target, scope)
-        if node.optional:
-            return self.optional_index(target, self.compile(node.key, scope))
-        key_node = node.key
-        if isinstance(key_node, s.Literal) and isinstance(key_node.value, str):
-            name = key_node.value
-            if isinstance(node.target, s.Identity):
-
-                def field(v: Any, e: Env) -> Any:
-                    return v.get(name) if type(v) is dict else index_value(v, name)
-
-                return from_one(field)
-            if target.one is not None:
-                tone = target.one
-
-                def chained(v: Any, e: Env) -> Any:
-                    t = tone(v, e)
-                    return t.get(name) if type(t) is dict else index_value(t, name)
-
-                return from_one(chained)
-        # jq evaluates the key in the outer loop, as the right operand of a binary operator.
-        return self.binary(target, self.compile(key_node, scope), index_value)
-
-    def optional_index(self, target: Code, key: Code) -> Code:
-        kgen, tgen = key.gen, target.gen
-
-        def gen(v: Any, e: Env) -> Iterator[Any]:
-            for k in kgen(v, e):
-                for t in tgen(v, e):
-                    e.ctl.tick()
-                    try:
-                        found = index_value(t, k)
-                    except JqError:
-                        continue
-                    yield found
-
-        return Code(gen)
-
-    def c_Slice(self, node: s.Slice, scope: frozenset[str]) -> Code:
-        target = self.compile(node.target, scope)
-        none = from_one(lambda v, e: None)
-        start = none if node.start is None else self.compile(node.start, scope)
-        end = none if node.end is None else self.compile(node.end, scope)
-        optional = node.optional
-
-        def gen(v: Any, e: Env) -> Iterator[Any]:
-            for a in start.gen(v, e):
-                for b in end.gen(v, e):
-                    for t in target.gen(v, e):
-                        e.ctl.tick()
-                        try:
-                            found = slice_value(t, a, b)
-                        except JqError:
-                            if optional:
-                                continue
-                            raise
-                        yield found
-
-        return Code(gen)
-
-    def c_Iterate(self, node: s.Iterate, scope: frozenset[str]) -> Code:
-        target = self.compile(node.target, scope)
-        each = _iterate_optional if node.optional else iterate
-        if target.one is not None:
-            tone = target.one
-            return Code(lambda v, e: each(tone(v, e)))
-        tgen = target.gen
-
-        def gen(v: Any, e: Env) -> Iterator[Any]:
-            for t in tgen(v, e):
-                e.ctl.tick()
-                yield from each(t)
-
-        return Code(gen)
 
     def c_Try(self, node: s.Try, scope: frozenset[str]) -> Code:
         body = self.compile(node.body, scope)
@@ -167,6 +83,15 @@ class Compiler(CallCompiler, StructCompiler):
         if lone is not None:
             return Code(lambda v, e: rgen(lone(v, e), e))
         lgen = left.gen
+        if rone is not None:
+
+            def each(v: Any, e: Env) -> Iterator[Any]:
+                tick = e.ctl.tick
+                for x in lgen(v, e):
+                    tick()
+                    yield rone(x, e)
+
+            return Code(each)
 
         def gen(v: Any, e: Env) -> Iterator[Any]:
             tick = e.ctl.tick
@@ -191,7 +116,17 @@ class Compiler(CallCompiler, StructCompiler):
 
     def c_Binary(self, node: s.Binary, scope: frozenset[str]) -> Code:
         op = BINARY.get(node.op) or _COMPARISONS[node.op]
-        return self.binary(self.compile(node.left, scope), self.compile(node.right, scope), op)
+        left, right = self.compile(node.left, scope), self.compile(node.right, scope)
+        # Against a constant (`.type == "Ready"`), which cannot fail, the order of
+        # evaluation does not matter: apply the operator directly.
+        lone, rone = left.one, right.one
+        if isinstance(node.right, s.Literal) and lone is not None:
+            b = node.right.value
+            return from_one(lambda v, e: op(lone(v, e), b))
+        if isinstance(node.left, s.Literal) and rone is not None:
+            a = node.left.value
+            return from_one(lambda v, e: op(a, rone(v, e)))
+        return self.binary(left, right, op)
 
     def c_And(self, node: s.And, scope: frozenset[str]) -> Code:
         return self.logical(node, scope, stop=False)
@@ -205,7 +140,15 @@ class Compiler(CallCompiler, StructCompiler):
         lgen, rgen = left.gen, right.gen
         if left.one is not None and right.one is not None:
             lone, rone = left.one, right.one
-            return from_one(lambda v, e: stop if truthy(lone(v, e)) is stop else truthy(rone(v, e)))
+
+            def decide(v: Any, e: Env) -> bool:
+                a = lone(v, e)
+                if (a is not None and a is not False) is stop:
+                    return stop
+                b = rone(v, e)
+                return b is not None and b is not False
+
+            return from_one(decide)
 
         def gen(v: Any, e: Env) -> Iterator[Any]:
             for a in lgen(v, e):
@@ -285,23 +228,3 @@ _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
     ">=": lambda a, b: compare(a, b) >= 0,
 }
 _FORMATS: dict[str, Callable[[Any], str]] = {"text": tostring, "json": tojson}
-
-
-def _iterate_optional(t: Any) -> list[Any]:
-    if type(t) is list:
-        return t
-    if type(t) is dict:
-        return list(t.values())
-    return []
-
-
-def _field_chain(node: s.Node) -> tuple[str, ...] | None:
-    """The keys of ``.a.b.c`` (plain string fields from the input, none optional)."""
-    keys: list[str] = []
-    while isinstance(node, s.Index):
-        key = node.key
-        if node.optional or not isinstance(key, s.Literal) or not isinstance(key.value, str):
-            return None
-        keys.append(key.value)
-        node = node.target
-    return tuple(reversed(keys)) if isinstance(node, s.Identity) else None

@@ -28,17 +28,41 @@ class Ctl:
             raise LimitHit("evaluation exceeded its time limit")
 
 
+# Shared sub-expression results: key -> (the input evaluated, the single output).
+Memo = dict[str, tuple[Any, Any]]
+
+
 class Env:
-    """Variables in scope plus the evaluation's control block."""
+    """Variables in scope, the evaluation's control block and its shared results, if any."""
 
-    __slots__ = ("ctl", "vars")
+    __slots__ = ("ctl", "memo", "vars")
 
-    def __init__(self, variables: dict[str, Any], ctl: Ctl) -> None:
+    def __init__(self, variables: dict[str, Any], ctl: Ctl, memo: Memo | None = None) -> None:
         self.vars = variables
         self.ctl = ctl
+        self.memo = memo
 
     def bind(self, name: str, value: Any) -> Env:
-        return Env({**self.vars, name: value}, self.ctl)
+        return Env({**self.vars, name: value}, self.ctl, self.memo)
+
+
+# The variables of programs without any (never written: bindings copy them).
+NO_VARIABLES: dict[str, Any] = {}
+
+
+class Session:
+    """One context for evaluating several programs on values that do not change meanwhile.
+
+    The programs share the results of their common sub-expressions (each reused only for
+    the very same input value) and one environment. Use one session for the evaluations
+    of one object, from one thread, and drop it before the object may change.
+    """
+
+    __slots__ = ("env",)
+
+    def __init__(self) -> None:
+        # Each evaluation resets the deadline and step count of this one environment.
+        self.env = Env(NO_VARIABLES, Ctl(0.0), {})
 
 
 Gen = Callable[[Any, Env], Iterable[Any]]
@@ -63,13 +87,23 @@ def from_one(one: One) -> Code:
 
 
 class CompilerBase:
-    """Dispatches a node to the ``c_<NodeType>`` method that compiles it."""
+    """Dispatches a node to the ``c_<NodeType>`` method that compiles it.
+
+    ``shared`` names the nodes (by ``id``) whose single output is kept in the
+    evaluation's memo under the given key, for other programs on the same input.
+    """
+
+    def __init__(self, shared: dict[int, str] | None = None) -> None:
+        self.shared = shared or {}
 
     def compile(self, node: s.Node, scope: frozenset[str]) -> Code:
         method = getattr(self, "c_" + type(node).__name__, None)
         if method is None:
             raise NotNative(type(node).__name__)
         code: Code = method(node, scope)
+        key = self.shared.get(id(node))
+        if key is not None and code.one is not None:
+            return memoized(key, code.one)
         return code
 
     def unary(self, operand: Code, fn: Callable[[Any], Any]) -> Code:
@@ -99,3 +133,20 @@ class CompilerBase:
                     yield fn(a, b)
 
         return Code(gen)
+
+
+def memoized(key: str, one: One) -> Code:
+    """``one`` computed once per input value among the evaluations sharing a memo."""
+
+    def shared(v: Any, e: Env) -> Any:
+        memo = e.memo
+        if memo is None:
+            return one(v, e)
+        hit = memo.get(key)
+        if hit is not None and hit[0] is v:
+            return hit[1]
+        out = one(v, e)
+        memo[key] = (v, out)
+        return out
+
+    return from_one(shared)

@@ -88,7 +88,7 @@ class CallCompiler(CompilerBase):
         if arity == 1:
             return self.call1(name, node.args[0], args[0])
         if arity == 2 and name in ("any", "all"):
-            return self.quantifier(name, args[0].gen, args[1].gen)
+            return self.quantifier(name, args[0].gen, args[1].gen, args[1].one)
         raise NotNative(f"{name}/{arity}")
 
     def call0(self, name: str) -> Code:
@@ -126,7 +126,7 @@ class CallCompiler(CompilerBase):
         if name in _BY_FUNCTIONS:
             return from_one(lambda v, e: _by(name, v, fgen, e))
         if name in ("any", "all"):
-            return self.quantifier(name, lambda v, e: iterate(v), fgen)
+            return self.quantifier(name, lambda v, e: iterate(v), fgen, arg.one)
         if name == "first":
             return Code(lambda v, e: _first(fgen(v, e)))
         if name == "last":
@@ -148,8 +148,21 @@ class CallCompiler(CompilerBase):
         name: str,
         gen: Callable[[Any, Env], Iterable[Any]],
         cond: Callable[[Any, Env], Iterable[Any]],
+        cond_one: Callable[[Any, Env], Any] | None = None,
     ) -> Code:
         wanted = name == "any"
+        if cond_one is not None:
+
+            def decide_each(v: Any, e: Env) -> bool:
+                tick = e.ctl.tick
+                for x in gen(v, e):
+                    tick()
+                    c = cond_one(x, e)
+                    if (c is not None and c is not False) is wanted:
+                        return wanted
+                return not wanted
+
+            return from_one(decide_each)
 
         def decide(v: Any, e: Env) -> bool:
             for x in gen(v, e):

@@ -171,11 +171,26 @@ def sort_key(v: Any) -> tuple[Any, ...]:
     return (6, tuple(keys), tuple(sort_key(v[k]) for k in keys))
 
 
+# The rank ``sort_key`` gives each JSON type; values of different ranks are never equal.
+_RANKS: dict[type, int] = {
+    type(None): 0,
+    bool: 1,
+    int: 3,
+    float: 3,
+    str: 4,
+    list: 5,
+    dict: 6,
+}
+
+
 def equal(a: Any, b: Any) -> bool:
     """jq equality (``1 == 1.0`` but ``true != 1``)."""
     ta, tb = type(a), type(b)
     if ta is tb and (ta is str or ta is int):
         return bool(a == b)
+    ra, rb = _RANKS.get(ta), _RANKS.get(tb)
+    if ra is not None and rb is not None and ra != rb:
+        return False  # without building the keys of what may be a large object
     return sort_key(a) == sort_key(b)
 
 

@@ -6,7 +6,7 @@ import datetime
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from wlmap.errors import ExpressionError, LimitExceededError
@@ -15,6 +15,7 @@ from wlmap.jq._native import compile_native
 from wlmap.jq._native_base import Code, Ctl, Env
 from wlmap.jq._native_paths import Step, compile_paths, run_paths
 from wlmap.jq._parser import parse
+from wlmap.jq._reader import Reader, native_reader
 from wlmap.jq._scope import free_variables
 from wlmap.jq._values import JqError, LimitHit, Unsupported, error_message, fresh
 from wlmap.jq._worker import Worker, WorkerFailure, WorkerTimeout
@@ -178,38 +179,18 @@ class Program:
         outputs = self._evaluate(value, variables, first=True, shared=shared)
         return outputs[0] if outputs else None
 
-    def reader(self) -> Callable[[Any], list[Any]]:
+    def reader(self) -> Reader:
         """A function giving ``all(value, shared=True)`` with the least overhead per call.
 
         For callers that evaluate one program on many objects without variables and only
-        read the outputs. Errors and limits behave as in :meth:`all`.
+        read the outputs. Programs evaluated on the same unchanging value may be given one
+        :class:`Session`: the sub-expressions they have in common are then computed once.
+        Errors and limits behave as in :meth:`all`.
         """
         code = self._code
         if code is None or self.variables:
-            return lambda value: self.all(value, shared=True)
-        timeout = self._engine.limits.timeout_seconds
-        max_outputs = self._engine.limits.max_outputs
-        one, gen = code.one, code.gen
-
-        def read(value: Any) -> list[Any]:
-            env = Env({}, Ctl(time.monotonic() + timeout))
-            try:
-                if one is not None:
-                    out = one(value, env)
-                    return [int(out) if type(out) is float and out.is_integer() else out]
-                outputs = []
-                for out in gen(value, env):
-                    outputs.append(int(out) if type(out) is float and out.is_integer() else out)
-                    if len(outputs) > max_outputs:
-                        break
-                else:
-                    return outputs
-            except (JqError, LimitHit, Unsupported, RecursionError):
-                pass
-            # Errors, limits and unsupported cases take the full path, which reports them.
-            return self.all(value, shared=True)
-
-        return read
+            return lambda value, session=None: self.all(value, shared=True)
+        return native_reader(code, self._engine.limits, lambda value: self.all(value, shared=True))
 
     def paths(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """What ``[path(EXPR)]`` gives: the paths into ``value`` the program selects.
