@@ -2,39 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any
 
+from wlmap import jq
 from wlmap.errors import ExpressionError, WlmapError
 from wlmap.workload.compiled import Expr
 
-T = TypeVar("T")
-
 
 class Issues:
-    """The errors met while building a view.
+    """The errors met while building a view, and the expressions' shared results.
 
     In strict mode the first error is raised; otherwise it is kept and the part of the
     view it affects is left empty, so one bad expression does not hide the rest.
+
+    While ``session`` is set, expressions evaluated through :meth:`outputs` share the
+    results of their common sub-expressions per input value; set it to None before the
+    evaluated values may change.
     """
 
-    def __init__(self, *, strict: bool) -> None:
+    def __init__(self, *, strict: bool, share: bool = False) -> None:
         self.strict = strict
         self.errors: list[WlmapError] = []
+        self.session: jq.Session | None = jq.Session() if share else None
 
     def report(self, error: WlmapError) -> None:
         """Record an error (or raise it in strict mode)."""
         if self.strict:
             raise error
         self.errors.append(error)
-
-    def attempt(self, action: Callable[[], T], fallback: T) -> T:
-        """Run ``action``; on a wlmap error, report it and return ``fallback``."""
-        try:
-            return action()
-        except WlmapError as exc:
-            self.report(exc)
-            return fallback
 
     def outputs(
         self, expr: Expr | None, value: Any, variables: Mapping[str, Any] | None
@@ -43,9 +39,11 @@ class Issues:
         if expr is None:
             return None
         try:
-            return expr.all(value, variables)
+            if variables is None:  # the common case, without a layer per evaluation
+                return expr.read(value, self.session)
+            return expr.all(value, variables, self.session)
         except ExpressionError as exc:
-            self.report(exc)
+            self.report(expr.located(exc))
             return None
 
     def messages(self) -> list[str]:

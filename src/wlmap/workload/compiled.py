@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,23 +26,38 @@ class Expr:
     definition: str
     component: str | None
     field: str
-    read: Callable[[Any], list[Any]]
+    read: jq.Reader
 
     @property
     def text(self) -> str:
         """The jq source."""
         return self.program.text
 
-    def all(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[Any]:
-        """Every output; failures name the definition, component and field."""
+    def all(
+        self,
+        value: Any,
+        variables: Mapping[str, Any] | None = None,
+        session: jq.Session | None = None,
+    ) -> list[Any]:
+        """Every output; failures name the definition, component and field.
+
+        ``session`` shares sub-expression results with the other expressions evaluated on
+        the same unchanging value (see :class:`jq.Session`).
+        """
         try:
             if variables is None:
-                return self.read(value)
+                return self.read(value, session)
             return self.program.all(value, variables, shared=True)
         except ExpressionError as exc:
-            raise exc.located(
-                definition=self.definition, component=self.component, field=self.field
-            ) from exc
+            raise self.located(exc) from exc
+
+    def located(self, exc: ExpressionError) -> ExpressionError:
+        """``exc`` naming the definition, component and field of this expression."""
+        located = exc.located(
+            definition=self.definition, component=self.component, field=self.field
+        )
+        located.__cause__ = exc
+        return located
 
     def first(self, value: Any, variables: Mapping[str, Any] | None = None) -> Any:
         """The first output, or None when there is none."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from wlmap.workload._records import quick_init
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.structure import Instance, Scale
 
@@ -13,6 +14,7 @@ Key = tuple[str, str | None]
 Minimums = dict[tuple[str, str | None, bool], int]
 
 
+@quick_init
 @dataclass(frozen=True)
 class PodCount:
     """Pods one component instance asks for across the whole workload."""
@@ -31,8 +33,7 @@ def count_pods(
     its instances (children not scoped per parent instance).
     """
     counts: dict[Key, PodCount] = {}
-    for name in compiled.pod_bearing:
-        ancestors = compiled.ancestors(name)
+    for name, ancestors in _lineages(compiled):
         for instance in instances.get(name, []):
             desired, minimum = instance.scale.desired, instance.scale.minimum
             for ancestor in ancestors:
@@ -40,6 +41,16 @@ def count_pods(
                 desired, minimum = desired * d, minimum * m
             counts[(name, instance.instance)] = PodCount(desired, minimum)
     return counts
+
+
+def _lineages(compiled: CompiledDefinition) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each pod-bearing component with its ancestors, nearest first (once per definition)."""
+    known: tuple[tuple[str, tuple[str, ...]], ...] | None = compiled.memo.get("lineages")
+    if known is None:
+        known = compiled.memo["lineages"] = tuple(
+            (name, tuple(compiled.ancestors(name))) for name in compiled.pod_bearing
+        )
+    return known
 
 
 def _factor(parents: list[Instance], instance_id: str | None) -> tuple[int, int]:
@@ -73,8 +84,10 @@ def subtree_minimum(
     ``cache`` keeps results for one object (gangs ask for the same subtrees repeatedly).
     """
     key = (component, instance_id, per_unit)
-    if cache is not None and key in cache:
-        return cache[key]
+    if cache is not None:
+        known = cache.get(key)
+        if known is not None:
+            return known
     chosen = instances.get(component, [])
     if instance_id is not None:
         chosen = [i for i in chosen if i.instance == instance_id]
@@ -84,12 +97,10 @@ def subtree_minimum(
     for item in chosen:
         # Children keyed like their parent (a JobSet's replicatedJob and its pods) count
         # only the instance of the same id; other children count all their instances.
-        children = sum(
-            subtree_minimum(
-                compiled, instances, child, _scoped(instances, child, item.instance), cache=cache
-            )
-            for child in child_names
-        )
+        children = 0
+        for child in child_names:
+            scoped = _scoped(instances, child, item.instance)
+            children += subtree_minimum(compiled, instances, child, scoped, cache=cache)
         own = 0 if bears_pods and not runs_pods(item) else _own_minimum(item.scale, bears_pods)
         if per_unit:
             own = None if child_names else min(own or 0, 1)
@@ -108,9 +119,11 @@ def _scoped(
     instances: Mapping[str, list[Instance]], child: str, parent_id: str | None
 ) -> str | None:
     """The child's instance of the parent's id, when the child has one."""
-    if parent_id is None:
-        return None
-    return parent_id if any(i.instance == parent_id for i in instances.get(child, ())) else None
+    if parent_id is not None:
+        for instance in instances.get(child, ()):
+            if instance.instance == parent_id:
+                return parent_id
+    return None
 
 
 def runs_pods(instance: Instance) -> bool:

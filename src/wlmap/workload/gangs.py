@@ -10,6 +10,7 @@ from wlmap.definitions.gang import LegacyPodGroup, PodGroupDefinition, PodGroupM
 from wlmap.errors import ExpressionError
 from wlmap.workload._issues import Issues
 from wlmap.workload._keys import key_text
+from wlmap.workload._records import quick_init
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.counts import Minimums, subtree_minimum
 from wlmap.workload.pods import PodPlacement
@@ -18,6 +19,7 @@ from wlmap.workload.structure import Instance
 _LEGACY = "spec.optimizationInstructions.gangScheduling.podGroups"
 
 
+@quick_init
 @dataclass(frozen=True)
 class GangGroup:
     """A set of pods that must be placed together (a gang), or a subgroup of one."""
@@ -63,7 +65,7 @@ def gang_groups(
         found.append(_v2_group(compiled, instances, gang.pod_group, placements, cache))
     for index, group in enumerate(gang.pod_groups or ()):
         if placements is None or pods is None:
-            found.append(_static_legacy(compiled, instances, group, cache))
+            found.append(_static_legacy(compiled, instances, group, index, cache))
         else:
             found.extend(
                 _legacy_by_pods(compiled, instances, group, index, placements, pods, issues, cache)
@@ -126,16 +128,28 @@ def _static_legacy(
     compiled: CompiledDefinition,
     instances: Mapping[str, list[Instance]],
     group: LegacyPodGroup,
+    index: int,
     cache: Minimums,
 ) -> GangGroup:
-    members = tuple(m.component_name for m in group.members)
-    minimum = sum(
-        subtree_minimum(
-            compiled, instances, m.component_name, per_unit=_per_unit(compiled, m), cache=cache
-        )
-        for m in group.members
-    )
+    members, per_unit = _legacy_members(compiled, group, index)
+    minimum = 0
+    for member, unit in zip(members, per_unit, strict=True):
+        minimum += subtree_minimum(compiled, instances, member, per_unit=unit, cache=cache)
     return GangGroup(group.name, minimum, members, source="podGroups")
+
+
+def _legacy_members(
+    compiled: CompiledDefinition, group: LegacyPodGroup, index: int
+) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    """The group's member components, and whether each counts one replica (per definition)."""
+    key = f"podGroups[{index}] members"
+    known: tuple[tuple[str, ...], tuple[bool, ...]] | None = compiled.memo.get(key)
+    if known is None:
+        known = compiled.memo[key] = (
+            tuple(m.component_name for m in group.members),
+            tuple(_per_unit(compiled, m) for m in group.members),
+        )
+    return known
 
 
 def _per_unit(compiled: CompiledDefinition, member: PodGroupMember) -> bool:

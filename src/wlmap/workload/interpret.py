@@ -49,7 +49,7 @@ def interpret(
         ExpressionError, WorkloadShapeError: only in strict mode.
     """
     compiled = prepare(definition)
-    issues = Issues(strict=strict)
+    issues = Issues(strict=strict, share=True)
     variables, missing_references = bind_references(compiled, obj, references, variables, issues)
     instances = extract_instances(compiled, obj, issues, variables)
     counts = count_pods(compiled, instances)
@@ -60,6 +60,7 @@ def interpret(
         if view.total is not None:
             totals = totals.add(view.total)
     status = evaluate_status(compiled, obj, issues, variables)
+    issues.session = None  # what the view works out later must read the object as it is then
 
     def gangs() -> tuple[GangGroup, ...]:
         return tuple(gang_groups(compiled, instances, placements, pods, issues))
@@ -78,11 +79,13 @@ def interpret(
 
     raw_metadata = obj.get("metadata")
     metadata: Mapping[str, Any] = raw_metadata if isinstance(raw_metadata, Mapping) else {}
-    missing = tuple(
-        (c.name, c.instance)
-        for c in components
-        if placements is not None and c.template is not None and c.pods > 0 and not c.pods_observed
-    )
+    missing: tuple[tuple[str, str | None], ...] = ()
+    if placements is not None:
+        missing = tuple(
+            (c.name, c.instance)
+            for c in components
+            if c.template is not None and c.pods > 0 and not c.pods_observed
+        )
     return WorkloadView(
         api_version=_text(obj.get("apiVersion")),
         kind=_text(obj.get("kind")),
@@ -112,33 +115,38 @@ def _component_views(
     issues: Issues,
 ) -> list[ComponentView]:
     views = []
-    for name in compiled.order:
-        component = compiled.components[name]
-        kind = component.kind.kind if component.kind else None
+    for name, kind, parent, bears_pods, where in _component_facts(compiled):
         for instance in instances.get(name, ()):
-            count = counts.get((name, instance.instance), PodCount(0, 0))
+            count = counts.get((name, instance.instance)) or _NO_PODS
             per_pod: PodResources | None = None
             total: PodResources | None = None
             template = instance.template
-            asks = name in compiled.pod_bearing and runs_pods(instance)
+            asks = bears_pods and runs_pods(instance)
             if template is not None:
-                per_pod = _per_pod(template, claims, f"{name}.spec", issues)
-                total = per_pod.scaled(count.desired) if per_pod is not None else None
+                try:
+                    per_pod = pod_resources(
+                        template["spec"], template["metadata"], claims, where=where
+                    )
+                except WlmapError as exc:
+                    issues.report(exc)
+                else:
+                    total = per_pod.scaled(count.desired)
             observed = ready = None
             if placements is not None:
                 mine = [
                     p for p in placements if p.component == name and p.instance == instance.instance
                 ]
                 observed, ready = len(mine), sum(p.ready for p in mine)
+            scale = instance.scale
             views.append(
                 ComponentView(
                     name=name,
                     instance=instance.instance,
-                    parent=compiled.parent.get(name),
+                    parent=parent,
                     kind=kind,
-                    replicas=instance.scale.replicas,
-                    min_replicas=instance.scale.min_replicas,
-                    max_replicas=instance.scale.max_replicas,
+                    replicas=scale.replicas,
+                    min_replicas=scale.min_replicas,
+                    max_replicas=scale.max_replicas,
                     pods=count.desired if asks else 0,
                     min_pods=count.minimum if asks else 0,
                     template=template,
@@ -149,6 +157,31 @@ def _component_views(
                 )
             )
     return views
+
+
+_NO_PODS = PodCount(0, 0)
+
+
+def _component_facts(
+    compiled: CompiledDefinition,
+) -> tuple[tuple[str, str | None, str | None, bool, str], ...]:
+    """Per component, in order: name, kind, parent, whether it bears pods, and the field
+    path its pod spec is reported under."""
+    facts: tuple[tuple[str, str | None, str | None, bool, str], ...] | None = compiled.memo.get(
+        "views"
+    )
+    if facts is None:
+        facts = compiled.memo["views"] = tuple(
+            (
+                name,
+                component.kind.kind if component.kind else None,
+                compiled.parent.get(name),
+                name in compiled.pod_bearing,
+                f"{name}.spec",
+            )
+            for name, component in ((n, compiled.components[n]) for n in compiled.order)
+        )
+    return facts
 
 
 def _suspend_reader(
@@ -165,17 +198,6 @@ def _suspend_reader(
             return SuspendState(True, None)
 
     return read
-
-
-def _per_pod(
-    template: Mapping[str, Any],
-    claims: Mapping[str, Mapping[str, Any]] | None,
-    where: str,
-    issues: Issues,
-) -> PodResources | None:
-    return issues.attempt(
-        lambda: pod_resources(template["spec"], template["metadata"], claims, where=where), None
-    )
 
 
 def _text(value: Any) -> str | None:

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
-from wlmap.definitions.status import (
-    ConditionMatcher,
-    GenericStatus,
-    StatusDefinition,
-    StatusMatcher,
-)
+from wlmap.definitions.status import ConditionMatcher, GenericStatus
 from wlmap.workload._issues import Issues
-from wlmap.workload.compiled import CompiledDefinition, Expr
+from wlmap.workload._records import quick_init
+from wlmap.workload._status_plan import PlannedMatcher, StatusPlan, status_plan
+from wlmap.workload.compiled import CompiledDefinition
 
-_BASE = "spec.structureDefinition.rootComponent.statusDefinition"
 NEAREST_MISSES = 3
 
 
@@ -66,16 +63,27 @@ class MatcherResult:
         }
 
 
+@quick_init
 @dataclass(frozen=True)
 class StatusReport:
-    """The generic statuses of a workload and why."""
+    """The generic statuses of a workload and why.
+
+    The nearest misses are worked out when first read: most consumers only want phases.
+    """
 
     phases: tuple[str, ...]
     matched: tuple[MatcherResult, ...]
-    nearest_misses: tuple[MatcherResult, ...]
     phase: str | None
     conditions: tuple[dict[str, Any], ...]
     note: str | None = None
+    misses_reader: Callable[[], tuple[MatcherResult, ...]] = field(
+        default=tuple, repr=False, compare=False
+    )
+
+    @cached_property
+    def nearest_misses(self) -> tuple[MatcherResult, ...]:
+        """The matchers that came closest to holding, when none held."""
+        return self.misses_reader()
 
     def to_dict(self) -> dict[str, Any]:
         """The ``explanation`` object of the JSON contract."""
@@ -95,83 +103,104 @@ def evaluate_status(
     variables: Mapping[str, Any] | None = None,
 ) -> StatusReport:
     """Every generic status whose matchers hold for ``obj``, with the evidence."""
-    definition = compiled.definition.root.status_definition
-    if definition is None:
-        return StatusReport(
-            (GenericStatus.UNDEFINED.value,), (), (), None, (), "no statusDefinition"
-        )
-    phase = _phase(compiled, obj, issues, variables)
-    conditions = _conditions(compiled, definition, obj, issues, variables)
-    by_type = {c["type"]: c for c in conditions if "type" in c}
-    results = []
-    for planned in _plan(compiled, definition):
-        evidence = _check(planned, phase, by_type, obj, issues, variables)
-        results.append(MatcherResult(planned.status, planned.index, evidence))
-    matched = tuple(r for r in results if r.matched)
-    phases = tuple(dict.fromkeys(r.status.value for r in matched))
-    if phases:
-        return StatusReport(phases, matched, (), phase, tuple(conditions))
-    misses = sorted(results, key=lambda r: (-r.score, -sum(e.holds for e in r.evidence)))
+    plan = status_plan(compiled)
+    if plan is None:
+        return StatusReport((GenericStatus.UNDEFINED.value,), (), None, (), "no statusDefinition")
+    phase = _phase(plan, obj, issues, variables)
+    conditions = _conditions(plan, obj, issues, variables)
+    by_type = {c["type"]: c for c in conditions}
+    # Every matcher is evaluated (so that every expression error is reported); the
+    # evidence of those that do not hold is built only if the nearest misses are read.
+    results: list[tuple[PlannedMatcher, Any]] = []
+    matched: list[MatcherResult] = []
+    for planned in plan.matchers:
+        result = _NO_EXPRESSION
+        if planned.expression is not None:
+            outputs = issues.outputs(planned.expression, obj, variables)
+            result = _text(outputs[0]) if outputs and outputs[0] is not None else None
+        results.append((planned, result))
+        if _holds(planned, phase, by_type, result):
+            evidence = _evidence(planned, phase, by_type, result)
+            matched.append(MatcherResult(planned.status, planned.index, evidence))
+    if matched:
+        phases = tuple(dict.fromkeys(r.status.value for r in matched))
+        return StatusReport(phases, tuple(matched), phase, tuple(conditions))
+
+    def misses() -> tuple[MatcherResult, ...]:
+        every = [
+            MatcherResult(planned.status, planned.index, _evidence(planned, phase, by_type, r))
+            for planned, r in results
+        ]
+        every.sort(key=lambda r: (-r.score, -sum(e.holds for e in r.evidence)))
+        return tuple(every[:NEAREST_MISSES])
+
     note = "no status matcher holds" if obj.get("status") else "the object has no status yet"
     return StatusReport(
-        (GenericStatus.UNDEFINED.value,),
-        (),
-        tuple(misses[:NEAREST_MISSES]),
-        phase,
-        tuple(conditions),
-        note,
+        (GenericStatus.UNDEFINED.value,), (), phase, tuple(conditions), note, misses
     )
 
 
 def _phase(
-    compiled: CompiledDefinition,
+    plan: StatusPlan,
     obj: Mapping[str, Any],
     issues: Issues,
     variables: Mapping[str, Any] | None,
 ) -> str | None:
-    outputs = issues.outputs(compiled.expr(f"{_BASE}.phaseDefinition.path"), obj, variables)
+    outputs = issues.outputs(plan.phase, obj, variables)
     if not outputs or outputs[0] is None:
         return None
     return _text(outputs[0])
 
 
 def _conditions(
-    compiled: CompiledDefinition,
-    definition: StatusDefinition,
+    plan: StatusPlan,
     obj: Mapping[str, Any],
     issues: Issues,
     variables: Mapping[str, Any] | None,
 ) -> list[dict[str, Any]]:
-    spec = definition.conditions_definition
-    if spec is None:
+    if plan.fields is None:
         return []
-    outputs = issues.outputs(compiled.expr(f"{_BASE}.conditionsDefinition.path"), obj, variables)
-    items: list[Any] = []
-    for output in outputs or ():
-        items.extend(output if isinstance(output, list) else [output])
-    names = {
-        "type": spec.type_field_name,
-        "status": spec.status_field_name,
-        "reason": spec.reason_field_name,
-        "message": spec.message_field_name,
-    }
+    outputs = issues.outputs(plan.conditions, obj, variables)
     found = []
-    for item in items:
-        if not isinstance(item, Mapping):
-            continue
-        condition = {k: item[f] for k, f in names.items() if isinstance(item.get(f), str)}
-        if "type" in condition:
-            found.append(condition)
+    for output in outputs or ():
+        for item in output if isinstance(output, list) else (output,):
+            if not isinstance(item, Mapping):
+                continue
+            condition = {k: item[f] for k, f in plan.fields if isinstance(item.get(f), str)}
+            if "type" in condition:
+                found.append(condition)
     return found
 
 
-def _check(
-    planned: _Planned,
+def _condition_holds(expected: ConditionMatcher, found: Mapping[str, Any] | None) -> bool:
+    return (
+        found is not None
+        and (expected.status is None or found.get("status") == expected.status)
+        and (expected.reason is None or found.get("reason") == expected.reason)
+    )
+
+
+def _holds(
+    planned: PlannedMatcher,
     phase: str | None,
     conditions: Mapping[str, dict[str, Any]],
-    obj: Mapping[str, Any],
-    issues: Issues,
-    variables: Mapping[str, Any] | None,
+    result: Any,
+) -> bool:
+    """Whether every part of the matcher holds (what its evidence would say)."""
+    matcher = planned.matcher
+    if matcher.by_phase is not None and phase != matcher.by_phase:
+        return False
+    for expected, _ in planned.conditions:
+        if not _condition_holds(expected, conditions.get(expected.type)):
+            return False
+    return planned.expected_result is None or result == planned.expected_result
+
+
+def _evidence(
+    planned: PlannedMatcher,
+    phase: str | None,
+    conditions: Mapping[str, dict[str, Any]],
+    result: Any,
 ) -> tuple[Evidence, ...]:
     matcher = planned.matcher
     evidence = []
@@ -181,15 +210,8 @@ def _check(
         )
     for expected, wanted in planned.conditions:
         found = conditions.get(expected.type)
-        holds = (
-            found is not None
-            and (expected.status is None or found.get("status") == expected.status)
-            and (expected.reason is None or found.get("reason") == expected.reason)
-        )
-        evidence.append(Evidence("condition", wanted, found, holds))
+        evidence.append(Evidence("condition", wanted, found, _condition_holds(expected, found)))
     if matcher.by_expression is not None:
-        outputs = issues.outputs(planned.expression, obj, variables)
-        result = _text(outputs[0]) if outputs and outputs[0] is not None else None
         expected_result = matcher.by_expression.expected_result
         evidence.append(
             Evidence(
@@ -202,36 +224,8 @@ def _check(
     return tuple(evidence)
 
 
-@dataclass(frozen=True)
-class _Planned:
-    """One matcher prepared once per definition: its expression and expected conditions."""
-
-    status: GenericStatus
-    index: int
-    matcher: StatusMatcher
-    expression: Expr | None
-    conditions: tuple[tuple[ConditionMatcher, dict[str, Any]], ...]
-
-
-def _plan(compiled: CompiledDefinition, definition: StatusDefinition) -> tuple[_Planned, ...]:
-    """Every matcher in evaluation order, prepared once and kept with the definition."""
-    plan: tuple[_Planned, ...] | None = compiled.memo.get("status")
-    if plan is None:
-        plan = tuple(
-            _Planned(
-                status,
-                index,
-                matcher,
-                compiled.expr(
-                    f"{_BASE}.statusMappings.{status.value.lower()}[{index}].byExpression.expression"
-                ),
-                tuple((c, c.model_dump(exclude_none=True)) for c in matcher.by_conditions or ()),
-            )
-            for status, matchers in definition.status_mappings.entries()
-            for index, matcher in enumerate(matchers)
-        )
-        compiled.memo["status"] = plan
-    return plan
+# The result of a matcher without an expression (never compared).
+_NO_EXPRESSION = object()
 
 
 def _text(value: Any) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +12,8 @@ from wlmap.definitions.structure import ComponentDefinition
 from wlmap.errors import WorkloadShapeError
 from wlmap.workload._issues import Issues
 from wlmap.workload._keys import key_text
-from wlmap.workload.compiled import CompiledDefinition, component_base
+from wlmap.workload._records import quick_init
+from wlmap.workload.compiled import CompiledDefinition, Expr, component_base
 from wlmap.workload.templates import (
     template_from_fragments,
     template_from_pod_spec,
@@ -20,6 +21,7 @@ from wlmap.workload.templates import (
 )
 
 
+@quick_init
 @dataclass(frozen=True)
 class Scale:
     """Replica counts of one component instance, per unit of its parent."""
@@ -41,6 +43,7 @@ class Scale:
         return self.min_replicas if self.min_replicas is not None else self.desired
 
 
+@quick_init
 @dataclass(frozen=True)
 class Instance:
     """One instance of a component as read from the object."""
@@ -58,25 +61,84 @@ def extract_instances(
     variables: Mapping[str, Any] | None = None,
 ) -> dict[str, list[Instance]]:
     """Every component's instances, keyed by component name, in definition order."""
-    out: dict[str, list[Instance]] = {}
-    for name in compiled.order:
-        out[name] = _component_instances(
-            compiled, compiled.components[name], obj, issues, variables
+    return {
+        plan.component.name: _component_instances(compiled, plan, obj, issues, variables)
+        for plan in _plans(compiled)
+    }
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One component's expressions by field (``None`` when unset), looked up once."""
+
+    component: ComponentDefinition
+    ids: Expr | None
+    fields: Mapping[str, Expr | None]
+
+
+def _plans(compiled: CompiledDefinition) -> tuple[_Plan, ...]:
+    plans: tuple[_Plan, ...] | None = compiled.memo.get("structure")
+    if plans is None:
+        fields = (
+            "specDefinition.podTemplateSpecPath",
+            "specDefinition.podSpecPath",
+            "specDefinition.metadataPath",
+            *(f"specDefinition.fragmentedPodSpecDefinition.{f}" for f in FRAGMENT_FIELDS),
+            *_SCALE_PATHS,
         )
-    return out
+        plans = compiled.memo["structure"] = tuple(
+            _Plan(
+                component,
+                compiled.expr(f"{component_base(compiled, name)}.instanceIdPath"),
+                {f: compiled.expr(f"{component_base(compiled, name)}.{f}") for f in fields},
+            )
+            for name, component in ((n, compiled.components[n]) for n in compiled.order)
+        )
+    return plans
+
+
+class _Reading:
+    """What reading one component's columns needs: where they come from and how many."""
+
+    __slots__ = ("count", "definition", "issues", "obj", "plan", "variables")
+
+    def __init__(
+        self,
+        plan: _Plan,
+        definition: str,
+        obj: Mapping[str, Any],
+        issues: Issues,
+        variables: Mapping[str, Any] | None,
+        count: int,
+    ) -> None:
+        self.plan, self.definition, self.obj = plan, definition, obj
+        self.issues, self.variables, self.count = issues, variables, count
+
+    def column(self, field: str) -> list[Any]:
+        """One value per instance from the field's expression (``None`` when unset)."""
+        expr = self.plan.fields[field]
+        if expr is None:
+            return [None] * self.count
+        values = self.issues.outputs(expr, self.obj, self.variables)
+        if values is not None and self.count == 1 and len(values) == 1:
+            return values
+        name = self.plan.component.name
+        return _align(values, self.count, name, field, self.definition, self.issues, True)
 
 
 def _component_instances(
     compiled: CompiledDefinition,
-    component: ComponentDefinition,
+    plan: _Plan,
     obj: Mapping[str, Any],
     issues: Issues,
     variables: Mapping[str, Any] | None,
 ) -> list[Instance]:
-    base = component_base(compiled, component.name)
-    ids: list[str | None] = [None]
-    id_outputs = issues.outputs(compiled.expr(f"{base}.instanceIdPath"), obj, variables)
-    if component.instance_id_path is not None:
+    component = plan.component
+    name = component.name
+    if component.instance_id_path is None:
+        ids: list[str | None] = [None]
+    else:
+        id_outputs = issues.outputs(plan.ids, obj, variables)
         if id_outputs is None:
             return []
         ids = []
@@ -84,69 +146,64 @@ def _component_instances(
             if value is None or value == "" or isinstance(value, (dict, list)):
                 issues.report(
                     WorkloadShapeError(
-                        f"{compiled.name}: component {component.name!r}: instanceIdPath "
+                        f"{compiled.name}: component {name!r}: instanceIdPath "
                         f"{component.instance_id_path!r} gave {value!r}; every instance id must be a "
                         "non-empty string"
                     )
                 )
                 return []
-            ids.append(key_text(value))
-
-    def column(field: str) -> list[Any]:
-        expr = compiled.expr(f"{base}.{field}")
-        values = issues.outputs(expr, obj, variables)
-        return _align(
-            values, len(ids), component.name, field, compiled.name, issues, expr is not None
-        )
-
-    templates = _templates(component, column, len(ids))
-    scales = _scales(component, column, compiled.name, issues, len(ids))
+            ids.append(value if type(value) is str else key_text(value))
+    if component.spec_definition is None and component.scale_definition is None:
+        return [Instance(name, instance_id, None, _NO_SCALE) for instance_id in ids]
+    reading = _Reading(plan, compiled.name, obj, issues, variables, len(ids))
+    templates = _templates(component, reading)
+    scales = _scales(component, reading)
     return [
-        Instance(component.name, instance_id, templates[i], scales[i])
-        for i, instance_id in enumerate(ids)
+        Instance(name, instance_id, templates[i], scales[i]) for i, instance_id in enumerate(ids)
     ]
 
 
-def _templates(
-    component: ComponentDefinition, column: Callable[[str], list[Any]], count: int
-) -> list[dict[str, Any] | None]:
+def _templates(component: ComponentDefinition, reading: _Reading) -> list[dict[str, Any] | None]:
     spec = component.spec_definition
     if spec is None:
-        return [None] * count
+        return [None] * reading.count
     if spec.pod_template_spec_path is not None:
         return [
-            template_from_template_spec(v) for v in column("specDefinition.podTemplateSpecPath")
+            template_from_template_spec(v)
+            for v in reading.column("specDefinition.podTemplateSpecPath")
         ]
     if spec.pod_spec_path is not None or spec.metadata_path is not None:
-        specs = column("specDefinition.podSpecPath")
-        metas = column("specDefinition.metadataPath")
+        specs = reading.column("specDefinition.podSpecPath")
+        metas = reading.column("specDefinition.metadataPath")
         return [template_from_pod_spec(s, m) for s, m in zip(specs, metas, strict=True)]
     columns = {
-        f: column(f"specDefinition.fragmentedPodSpecDefinition.{f}") for f in FRAGMENT_FIELDS
+        f: reading.column(f"specDefinition.fragmentedPodSpecDefinition.{f}")
+        for f in FRAGMENT_FIELDS
     }
     return [
-        template_from_fragments({f: columns[f][i] for f in FRAGMENT_FIELDS}) for i in range(count)
+        template_from_fragments({f: columns[f][i] for f in FRAGMENT_FIELDS})
+        for i in range(reading.count)
     ]
 
 
-def _scales(
-    component: ComponentDefinition,
-    column: Callable[[str], list[Any]],
-    definition: str,
-    issues: Issues,
-    count: int,
-) -> list[Scale]:
-    fields = ("replicasPath", "minReplicasPath", "maxReplicasPath")
+_SCALE_FIELDS = ("replicasPath", "minReplicasPath", "maxReplicasPath")
+_SCALE_PATHS = tuple(f"scaleDefinition.{f}" for f in _SCALE_FIELDS)
+_NO_SCALE = Scale()
+
+
+def _scales(component: ComponentDefinition, reading: _Reading) -> list[Scale]:
     if component.scale_definition is None:
-        return [Scale()] * count
-    values = [column(f"scaleDefinition.{f}") for f in fields]
-    scales = []
-    for replicas, minimum, maximum in zip(*values, strict=True):
-        numbers = []
-        for field, raw in zip(fields, (replicas, minimum, maximum), strict=True):
-            numbers.append(_count(raw, definition, component.name, field, issues))
-        scales.append(Scale(*numbers))
-    return scales
+        return [_NO_SCALE] * reading.count
+    values = [reading.column(path) for path in _SCALE_PATHS]
+    definition, name, issues = reading.definition, component.name, reading.issues
+    return [
+        Scale(
+            _count(replicas, definition, name, _SCALE_FIELDS[0], issues),
+            _count(minimum, definition, name, _SCALE_FIELDS[1], issues),
+            _count(maximum, definition, name, _SCALE_FIELDS[2], issues),
+        )
+        for replicas, minimum, maximum in zip(*values, strict=True)
+    ]
 
 
 def _align(
@@ -179,6 +236,8 @@ def _count(value: Any, definition: str, component: str, field: str, issues: Issu
     """A replica count from a number or a numeric string; None when absent."""
     if value is None:
         return None
+    if type(value) is int:
+        return value
     number: float | None = None
     if isinstance(value, bool):
         number = None

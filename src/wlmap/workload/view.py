@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
 
+from wlmap.workload._records import quick_init
 from wlmap.workload.gangs import GangGroup
 from wlmap.workload.pods import PodPlacement
 from wlmap.workload.quantity import quantity_to_number
@@ -15,6 +16,7 @@ from wlmap.workload.status import StatusReport
 from wlmap.workload.suspend import SuspendState
 
 
+@quick_init
 @dataclass(frozen=True)
 class ComponentView:
     """One component instance: its place in the tree, scale, pods and resources."""
@@ -62,6 +64,7 @@ class ComponentView:
         }
 
 
+@quick_init
 @dataclass(frozen=True)
 class WorkloadView:
     """Everything wlmap knows about one workload object under its definition."""

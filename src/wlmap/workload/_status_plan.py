@@ -1,0 +1,77 @@
+"""A status definition prepared once per definition: its expressions and every matcher."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from wlmap.definitions.status import ConditionMatcher, GenericStatus, StatusMatcher
+from wlmap.workload.compiled import CompiledDefinition, Expr
+
+_BASE = "spec.structureDefinition.rootComponent.statusDefinition"
+
+
+@dataclass(frozen=True)
+class PlannedMatcher:
+    """One matcher prepared once per definition: its expression and expected conditions."""
+
+    status: GenericStatus
+    index: int
+    matcher: StatusMatcher
+    expression: Expr | None
+    expected_result: str | None
+    conditions: tuple[tuple[ConditionMatcher, dict[str, Any]], ...]
+
+
+@dataclass(frozen=True)
+class StatusPlan:
+    """A status definition prepared once: its expressions and every matcher in order."""
+
+    phase: Expr | None
+    conditions: Expr | None
+    # (condition key, field name) pairs; None without a conditionsDefinition.
+    fields: tuple[tuple[str, str], ...] | None
+    matchers: tuple[PlannedMatcher, ...]
+
+
+def status_plan(compiled: CompiledDefinition) -> StatusPlan | None:
+    """The status plan, prepared once and kept with the definition."""
+    if "status" in compiled.memo:
+        plan: StatusPlan | None = compiled.memo["status"]
+        return plan
+    definition = compiled.definition.root.status_definition
+    plan = None
+    if definition is not None:
+        spec = definition.conditions_definition
+        fields = None
+        if spec is not None:
+            fields = (
+                ("type", spec.type_field_name),
+                ("status", spec.status_field_name),
+                ("reason", spec.reason_field_name),
+                ("message", spec.message_field_name),
+            )
+        plan = StatusPlan(
+            compiled.expr(f"{_BASE}.phaseDefinition.path"),
+            compiled.expr(f"{_BASE}.conditionsDefinition.path"),
+            fields,
+            tuple(
+                PlannedMatcher(
+                    status,
+                    index,
+                    matcher,
+                    compiled.expr(
+                        f"{_BASE}.statusMappings.{status.value.lower()}[{index}]"
+                        ".byExpression.expression"
+                    ),
+                    matcher.by_expression.expected_result if matcher.by_expression else None,
+                    tuple(
+                        (c, c.model_dump(exclude_none=True)) for c in matcher.by_conditions or ()
+                    ),
+                )
+                for status, matchers in definition.status_mappings.entries()
+                for index, matcher in enumerate(matchers)
+            ),
+        )
+    compiled.memo["status"] = plan
+    return plan
