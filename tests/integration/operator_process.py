@@ -23,6 +23,7 @@ class OperatorProcess:
     namespace: str
     log: Path
     target: str = "kai"
+    context: str | None = None
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
 
@@ -45,6 +46,7 @@ class OperatorProcess:
                 str(self.kubeconfig),
                 "--health",
                 self.health,
+                *(["--context", self.context] if self.context else []),
             ],
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from tests.integration.controllers import jobset_children
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.operator_process import OperatorProcess
@@ -88,7 +90,13 @@ def test_a_deleted_workload_loses_its_podgroup(
 def test_volcano_target_writes_volcano_podgroups(
     cluster: TestCluster, kube: Kube, namespace: str, tmp_path: Path
 ) -> None:
-    process = OperatorProcess(cluster.kubeconfig, namespace, tmp_path / "op.log", target="volcano")
+    # the kubeconfig's current context has no permissions: --context must be what is used
+    kubeconfig = tmp_path / "kubeconfig"
+    config = yaml.safe_load(cluster.kubeconfig.read_text())
+    kubeconfig.write_text(yaml.safe_dump({**config, "current-context": "viewer"}))
+    process = OperatorProcess(
+        kubeconfig, namespace, tmp_path / "op.log", target="volcano", context="admin"
+    )
     try:
         process.start()
         created = jobset(kube, namespace)

@@ -43,6 +43,7 @@ async def _stored(settings: Settings, state: State) -> None:
     help="Serve only these namespaces [env WLMAP_NAMESPACES].",
 )
 @click.option("--kubeconfig", metavar="FILE", help="Kubeconfig [env KUBECONFIG].")
+@click.option("--context", metavar="NAME", help="Kubeconfig context [env WLMAP_CONTEXT].")
 @click.option(
     "--health",
     metavar="URL",
@@ -57,6 +58,7 @@ def main(
     target: str | None,
     namespaces: Sequence[str],
     kubeconfig: str | None,
+    context: str | None,
     health: str | None,
     log_format: str | None,
 ) -> None:
@@ -66,7 +68,7 @@ def main(
         target=target or base.target,
         namespaces=tuple(namespaces) or base.namespaces,
         kubeconfig=kubeconfig or base.kubeconfig,
-        context=base.context,
+        context=context or base.context,
         health=health or base.health,
         log_json=(log_format or ("json" if base.log_json else "plain")) == "json",
         kinds=base.kinds,

@@ -20,6 +20,7 @@ import kopf
 from wlmap.definitions.validation import validate_definition
 from wlmap.errors import ClusterError, DefinitionError, WlmapError, WorkloadNotFoundError
 from wlmap.operator.conditions import definition_status
+from wlmap.operator.login import login
 from wlmap.operator.queue import WorkQueue
 from wlmap.operator.reconcile import forget, reconcile
 from wlmap.operator.settings import Settings
@@ -59,10 +60,8 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
     """Register every handler: definitions, the workload kinds, and pods."""
 
     @kopf.on.login(registry=registry)
-    def login(**kwargs: Any) -> kopf.ConnectionInfo | None:
-        # in a pod: its service account; elsewhere: $KUBECONFIG's current context
-        info: kopf.ConnectionInfo | None = kopf.login_with_service_account(**kwargs)
-        return info or kopf.login_with_kubeconfig(**kwargs)
+    def on_login(**kwargs: Any) -> kopf.ConnectionInfo | None:
+        return login(state.settings, **kwargs)
 
     @kopf.on.startup(registry=registry)
     async def startup(settings: kopf.OperatorSettings, **_: Any) -> None:
