@@ -14,6 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test harness's package
+
 from tests.integration.conftest import TEST_CRDS
 from tests.integration.kube import Kube
 from tests.integration.load import run_load
