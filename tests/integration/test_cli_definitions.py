@@ -86,7 +86,7 @@ def test_cluster_definitions_override_built_in_ones(
 
     def row(definition: str) -> list[str]:
         return aligned(
-            WIDE, (namespace, "coordinator-example", "Completed", "5", "0", "0", "0", definition)
+            WIDE, (namespace, "coordinator-example", "Completed", "0/5", "0", "0", "0", definition)
         )
 
     created: list[dict[str, Any]] = []

@@ -43,12 +43,12 @@ def test_get_jobsets_shows_the_phase_the_controller_wrote(
     result = wlmap("get", "jobsets", "-n", namespace)
     assert result.code == OK, result.err
     assert result.table() == aligned(
-        HEADER, (namespace, "coordinator-example", "Undefined", "5", "0")
+        HEADER, (namespace, "coordinator-example", "Undefined", "5/5", "0")
     )
 
     jobset_running(kube, jobset)
     assert wlmap("get", "jobsets", "-n", namespace).table() == aligned(
-        HEADER, (namespace, "coordinator-example", "Running", "5", "0")
+        HEADER, (namespace, "coordinator-example", "Running", "5/5", "0")
     )
 
     jobset_completed(kube, jobset)
@@ -86,8 +86,9 @@ def test_type_tokens_name_the_same_rows(wlmap: Wlmap, kube: Kube, namespace: str
         ],
     }
     expected = {
-        "Deployment": aligned(HEADER, (namespace, "nvidia-plugin-test", "Running", "5", "5")),
-        "JobSet": aligned(HEADER, (namespace, "coordinator-example", "Undefined", "5", "0")),
+        # PODS is ready/desired: the Deployment's pods run, the JobSet has none yet
+        "Deployment": aligned(HEADER, (namespace, "nvidia-plugin-test", "Running", "5/5", "5")),
+        "JobSet": aligned(HEADER, (namespace, "coordinator-example", "Undefined", "0/5", "0")),
     }
     for kind, names in tokens.items():
         outputs = {token: wlmap("get", token, "-n", namespace).table() for token in names}
@@ -108,8 +109,8 @@ def test_all_types_lists_only_top_level_workloads(wlmap: Wlmap, kube: Kube, name
     assert table[0].split() == ["NAMESPACE", "NAME", "KIND", "PHASE", "PODS", "GPUS"]
     mine = [line.split() for line in table[1:] if line.startswith(f"{namespace} ")]
     assert mine == [
-        [namespace, "nvidia-plugin-test", "Deployment", "Running", "5", "5"],
-        [namespace, "coordinator-example", "JobSet", "Running", "5", "0"],
+        [namespace, "nvidia-plugin-test", "Deployment", "Running", "5/5", "5"],
+        [namespace, "coordinator-example", "JobSet", "Running", "5/5", "0"],
     ]
     # the children are workloads of mapped kinds too: named, they are listed
     jobs = wlmap("get", "jobs", "-n", namespace, "-o", "json")
@@ -139,7 +140,7 @@ def test_label_selector_is_sent_to_the_server(
     queue = "kueue.x-k8s.io/queue-name"
     result = wlmap("get", "jobsets", "-n", namespace, "-l", f"{queue}=multislice-queue")
     assert result.code == OK, result.err
-    assert result.table() == aligned(HEADER, (namespace, "v6e-multislice", "Undefined", "8", "0"))
+    assert result.table() == aligned(HEADER, (namespace, "v6e-multislice", "Undefined", "0/8", "0"))
     lists = [(p, n) for p, params, n in answered if p.endswith("/jobsets")]
     assert lists == [(f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{namespace}/jobsets", 1)]
     assert [params["labelSelector"] for p, params, _ in answered if p.endswith("/jobsets")] == [
@@ -293,6 +294,6 @@ def test_without_namespace_the_context_namespace_is_read(
     result = wlmap("get", "jobsets", kubeconfig=config)
     assert result.code == OK, result.err
     assert result.table() == aligned(
-        HEADER, (namespace, "coordinator-example", "Undefined", "5", "0")
+        HEADER, (namespace, "coordinator-example", "Undefined", "0/5", "0")
     )
     assert wlmap("get", "jobsets").table() == []  # the default namespace holds none

@@ -50,6 +50,7 @@ class LiveRead:
     manifests: list[Manifest]
     resource: ApiResource | None
     namespace: str | None
+    pods_listed: bool = False
 
     @property
     def gvk(self) -> GroupVersionKind | None:
@@ -102,7 +103,7 @@ def read_live(session: Session, request: Request) -> LiveRead:
         snapshot = await read_snapshot(cluster, discovery, session.registry, scope)
         for warning in snapshot.warnings:
             session.output.warn(warning)
-        return LiveRead(snapshot.manifests, resource, namespace)
+        return LiveRead(snapshot.manifests, resource, namespace, snapshot.pods_listed)
 
     return with_cluster(session, work)
 
@@ -178,7 +179,9 @@ def watch_live(
                         raise
                     session.output.data(f"--- {gone}")
                     return
-                text = render(LiveRead(snapshot.manifests, resource, namespace))
+                text = render(
+                    LiveRead(snapshot.manifests, resource, namespace, snapshot.pods_listed)
+                )
                 if text != shown:
                     session.output.data(text if shown is None else f"---\n{text}")
                     sys.stdout.flush()

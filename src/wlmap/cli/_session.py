@@ -138,18 +138,20 @@ class Session:
             raise errors[0]
         return manifests
 
-    def listing(self, manifests: list[Manifest]) -> list[Listed]:
-        """A listing row per workload in the inputs, in input order.
+    def listing(self, manifests: list[Manifest], *, pods_listed: bool = False) -> list[Listed]:
+        """A listing row per workload in the inputs, in input order (``pods_listed``: the
+        inputs hold every pod in scope, so a workload without pods has none running).
 
         Large inputs are interpreted by one forked worker per core: each row is small,
         and the workers share the parsed input and compiled definitions with the parent.
         """
         workers = _workers(len(manifests))
+        inventory = Inventory(manifests, pods_listed=pods_listed)
         if workers == 1:
             with _collector_paused():
-                return _rows(self, manifests, Inventory(manifests))
+                return _rows(self, manifests, inventory)
         global _FORKED  # noqa: PLW0603 - handed to forked workers, which inherit it
-        _FORKED = (self, manifests, Inventory(manifests))
+        _FORKED = (self, manifests, inventory)
         for entry in self.registry:  # compile once, before the workers are forked
             prepare(entry.definition)
         size = -(-len(manifests) // workers)
@@ -161,10 +163,12 @@ class Session:
         _FORKED = None
         return [row for part in parts for row in part]
 
-    def read(self, manifests: list[Manifest]) -> tuple[list[Found], list[Manifest]]:
+    def read(
+        self, manifests: list[Manifest], *, pods_listed: bool = False
+    ) -> tuple[list[Found], list[Manifest]]:
         """Every workload in the inputs (in input order) and the uncovered objects."""
         with _collector_paused():
-            return self._interpret(manifests, Inventory(manifests))
+            return self._interpret(manifests, Inventory(manifests, pods_listed=pods_listed))
 
     def _interpret(
         self, manifests: Sequence[Manifest], inventory: Inventory, *, progress: bool = True

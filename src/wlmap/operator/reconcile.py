@@ -63,7 +63,7 @@ async def reconcile(
     current = snapshot.manifests[0].obj
     if (current.get("metadata") or {}).get("uid") != meta.get("uid"):
         return None  # replaced by a new object of the same name: its own event follows
-    inventory = Inventory(snapshot.manifests)
+    inventory = Inventory(snapshot.manifests, pods_listed=snapshot.pods_listed)
     pods = inventory.pods_of(current)
     # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
     view = interpret(_compiled(store, entry), current, pods=pods or None)

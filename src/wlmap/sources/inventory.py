@@ -37,6 +37,7 @@ class Inventory:
     """Objects indexed by uid, with pods and DRA claims set apart."""
 
     manifests: list[Manifest]
+    pods_listed: bool = False  # every pod in scope is among the manifests, even if none
     by_uid: dict[str, dict[str, Any]] = field(default_factory=dict)
     pods: list[dict[str, Any]] = field(default_factory=list)
     claims: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -92,7 +93,7 @@ class Inventory:
         """Pods whose owner chain reaches ``obj``; None when the dump holds no pods at all
         or the object has no uid (pods then are unknown, not absent)."""
         uid = _metadata(obj).get("uid")
-        if not self.pods or not isinstance(uid, str):
+        if (not self.pods and not self.pods_listed) or not isinstance(uid, str):
             return None
         if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1":
             return [dict(obj)]  # a bare pod is its own only pod

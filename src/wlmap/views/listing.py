@@ -33,6 +33,7 @@ class Listed:
     origin: str
     created: str | None
     top_level: bool
+    pods_ready: int | None = None
 
     @classmethod
     def of(cls, view: WorkloadView, obj: Mapping[str, Any], origin: str, top_level: bool) -> Listed:
@@ -57,6 +58,9 @@ class Listed:
             origin=origin,
             created=created if isinstance(created, str) else None,
             top_level=top_level,
+            pods_ready=None
+            if view.pods is None
+            else sum(c.pods_ready or 0 for c in view.components),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -64,6 +68,7 @@ class Listed:
         return {
             **identity(self),
             "totals": self.totals,
+            "podsReady": self.pods_ready,
             "createdAt": self.created,
             "origin": self.origin,
         }
@@ -92,7 +97,7 @@ def render_listing(
     width: int | None,
     now: datetime | None = None,
 ) -> str:
-    """The ``get`` table."""
+    """The ``get`` table; PODS is ``ready/desired`` where the input holds the pods."""
     headers = [
         "NAMESPACE",
         "NAME",
@@ -112,7 +117,9 @@ def render_listing(
             item.name or "-",
             *([item.kind or "-"] if show_kind else []),
             ",".join(item.phases),
-            str(item.total_pods),
+            str(item.total_pods)
+            if item.pods_ready is None
+            else f"{item.pods_ready}/{item.total_pods}",
             str(int(gpus)) if gpus == int(gpus) else f"{float(gpus):g}",
             age(item.created, now),
         ]

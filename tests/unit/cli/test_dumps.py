@@ -93,3 +93,14 @@ def test_a_bare_pod_counts_itself(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert code == 0
     [component] = json.loads(out)["components"]
     assert (component["podsObserved"], component["podsReady"]) == (1, 1)
+
+
+def test_get_shows_ready_over_desired_pods_when_the_dump_holds_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "get", "deployments", "-f", str(dump(tmp_path)), "-o", "json")
+    assert code == 0
+    [item] = json.loads(out)["items"]
+    assert (item["podsReady"], item["totals"]["pods"]) == (4, 5)
+    code, out, _ = run(capsys, "get", "deployments", "-f", str(dump(tmp_path)))
+    assert out.splitlines()[1].split()[3] == "4/5"  # NAMESPACE NAME PHASE PODS ...

@@ -65,7 +65,7 @@ def describe(
 def _show(
     session: Session, manifests: list[Manifest], fmt: str, live: LiveRead | None = None
 ) -> None:
-    found, uncovered = session.read(manifests)
+    found, uncovered = session.read(manifests, pods_listed=live is not None and live.pods_listed)
     for manifest in uncovered:
         session.output.warn(
             f"{manifest.origin}: no definition covers {manifest.obj.get('kind')} "
@@ -79,7 +79,7 @@ def _show(
 
 
 def _render(session: Session, live: LiveRead, fmt: str) -> str:
-    found, _ = session.read(live.manifests)
+    found, _ = session.read(live.manifests, pods_listed=live.pods_listed)
     return _text(session, _shown(found, live), fmt)
 
 

@@ -62,7 +62,7 @@ def get(
     else:
         live = read_live(session, Request(type_, name, namespace, all_namespaces, selector))
         gvk, namespace, all_namespaces = live.gvk, live.namespace, live.namespace is None
-        listed = session.listing(live.manifests)
+        listed = session.listing(live.manifests, pods_listed=live.pods_listed)
 
     def keep(item: Listed) -> bool:
         group = (item.api_version or "").rpartition("/")[0]

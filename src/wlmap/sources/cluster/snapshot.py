@@ -40,6 +40,8 @@ class Snapshot:
 
     manifests: list[Manifest] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    pods_listed: bool = False  # pods were listed in full: none found means none exist
+    refused: set[tuple[str, str]] = field(default_factory=set)  # (group, kind) not listed
 
 
 async def read_snapshot(
@@ -68,7 +70,11 @@ async def read_snapshot(
         # a pod that is itself a listed workload (``-l`` on pods) is kept once
         objects.extend(o for o in listing.objects if _uid(o) is None or _uid(o) not in seen)
         for resource, error in listing.refused:
+            snapshot.refused.add((resource.group, resource.kind))
             snapshot.warnings.append(_refusal(resource, error, scope.namespace))
+    snapshot.pods_listed = (
+        discovery.find("", "Pod") is not None and ("", "Pod") not in snapshot.refused
+    )
     pods = [o for o in objects if o.get("kind") == "Pod" and o.get("apiVersion") == "v1"]
     owners = OwnerLookup(cluster, discovery)
     await owners.complete(objects, pods)
@@ -109,6 +115,7 @@ async def _workloads(cluster: Cluster, scope: Scope, snapshot: Snapshot) -> list
             error.reason,
         ) from error
     for resource, error in listing.refused:
+        snapshot.refused.add((resource.group, resource.kind))
         if error.code != 404:  # a type removed since discovery is simply not there
             snapshot.warnings.append(_refusal(resource, error, scope.namespace))
     return listing.objects
