@@ -22,12 +22,21 @@ def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return metadata if isinstance(metadata, Mapping) else {}
 
 
+def uid_of(obj: Mapping[str, Any]) -> str | None:
+    """The object's ``metadata.uid``, if it has one."""
+    uid = _metadata(obj).get("uid")
+    return uid if isinstance(uid, str) else None
+
+
+def controller_reference(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The owner reference of the object's controlling owner (or its only owner), if any."""
+    owners = [o for o in _metadata(obj).get("ownerReferences") or () if isinstance(o, Mapping)]
+    return next((o for o in owners if o.get("controller")), owners[0] if len(owners) == 1 else None)
+
+
 def controller_uid(obj: Mapping[str, Any]) -> str | None:
     """The uid of the object's controlling owner (or its only owner), if any."""
-    owners = [o for o in _metadata(obj).get("ownerReferences") or () if isinstance(o, Mapping)]
-    chosen = next(
-        (o for o in owners if o.get("controller")), owners[0] if len(owners) == 1 else None
-    )
+    chosen = controller_reference(obj)
     uid = chosen.get("uid") if chosen else None
     return uid if isinstance(uid, str) else None
 
@@ -46,8 +55,8 @@ class Inventory:
     def __post_init__(self) -> None:
         for manifest in self.manifests:
             obj = manifest.obj
-            uid = _metadata(obj).get("uid")
-            if isinstance(uid, str):
+            uid = uid_of(obj)
+            if uid is not None:
                 self.by_uid[uid] = obj
             kind = obj.get("kind")
             if kind == "Pod" and obj.get("apiVersion") == "v1":
@@ -92,8 +101,8 @@ class Inventory:
     def pods_of(self, obj: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         """Pods whose owner chain reaches ``obj``; None when the dump holds no pods at all
         or the object has no uid (pods then are unknown, not absent)."""
-        uid = _metadata(obj).get("uid")
-        if (not self.pods and not self.pods_listed) or not isinstance(uid, str):
+        uid = uid_of(obj)
+        if (not self.pods and not self.pods_listed) or uid is None:
             return None
         if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1":
             return [dict(obj)]  # a bare pod is its own only pod
@@ -101,7 +110,7 @@ class Inventory:
             self._pods_by_owner = {}
             for pod in self.pods:
                 for owner in self.owners(pod):
-                    owner_uid = _metadata(owner).get("uid")
-                    if isinstance(owner_uid, str):
+                    owner_uid = uid_of(owner)
+                    if owner_uid is not None:
                         self._pods_by_owner.setdefault(owner_uid, []).append(pod)
         return list(self._pods_by_owner.get(uid, ()))

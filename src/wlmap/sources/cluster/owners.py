@@ -12,8 +12,8 @@ from typing import Any
 
 from wlmap.sources.cluster.connection import ApiError, Cluster
 from wlmap.sources.cluster.discovery import Discovery
+from wlmap.sources.inventory import MAX_OWNER_HOPS, controller_reference, uid_of
 
-MAX_OWNER_HOPS = 6
 OWNER_BUDGET = 2000
 PARALLEL_LOOKUPS = 16
 
@@ -34,12 +34,12 @@ class OwnerLookup:
     ) -> None:
         """Add to ``objects`` the owner chain of every object in ``starting`` that the list
         does not already hold, hop by hop."""
-        known = {_uid(o) for o in objects}
+        known = {uid_of(o) for o in objects}
         frontier = list(starting)
         for _ in range(MAX_OWNER_HOPS):
             wanted: dict[str, tuple[str | None, Mapping[str, Any]]] = {}
             for obj in frontier:
-                reference = _controller(obj)
+                reference = controller_reference(obj)
                 uid = reference.get("uid") if reference else None
                 if reference is None or not isinstance(uid, str) or uid in known:
                     continue
@@ -51,7 +51,7 @@ class OwnerLookup:
             found = [owner for owner in fetched if owner is not None]
             frontier = list(found)
             for owner in found:
-                known.add(_uid(owner))
+                known.add(uid_of(owner))
                 objects.append(owner)
 
     async def _fetch(
@@ -74,21 +74,7 @@ class OwnerLookup:
                     )
                 except ApiError:
                     owner = None  # gone, or not ours to read: the chain stops here
-        if owner is not None and _uid(owner) != uid:
+        if owner is not None and uid_of(owner) != uid:
             owner = None  # a new object under the old name is not the owner
         self._cache[uid] = owner
         return owner
-
-
-def _controller(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    owners = [
-        o
-        for o in (obj.get("metadata") or {}).get("ownerReferences") or ()
-        if isinstance(o, Mapping)
-    ]
-    return next((o for o in owners if o.get("controller")), owners[0] if len(owners) == 1 else None)
-
-
-def _uid(obj: Mapping[str, Any]) -> str | None:
-    uid = (obj.get("metadata") or {}).get("uid")
-    return uid if isinstance(uid, str) else None

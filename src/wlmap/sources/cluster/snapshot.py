@@ -18,6 +18,7 @@ from wlmap.sources.cluster.connection import ApiError, Cluster
 from wlmap.sources.cluster.discovery import ApiResource, Discovery
 from wlmap.sources.cluster.listing import list_many
 from wlmap.sources.cluster.owners import OwnerLookup
+from wlmap.sources.inventory import uid_of
 from wlmap.sources.manifests import Manifest
 from wlmap.workload import prepare, reference_requests
 
@@ -65,10 +66,10 @@ async def read_snapshot(
     namespaces = _namespaces(scope, workloads)
     listings = await asyncio.gather(*(list_many(cluster, extras, ns) for ns in namespaces))
     objects = list(workloads)
-    seen = {_uid(o) for o in workloads}
+    seen = {uid_of(o) for o in workloads}
     for listing in listings:
         # a pod that is itself a listed workload (``-l`` on pods) is kept once
-        objects.extend(o for o in listing.objects if _uid(o) is None or _uid(o) not in seen)
+        objects.extend(o for o in listing.objects if uid_of(o) is None or uid_of(o) not in seen)
         for resource, error in listing.refused:
             snapshot.refused.add((resource.group, resource.kind))
             snapshot.warnings.append(_refusal(resource, error, scope.namespace))
@@ -156,11 +157,6 @@ async def _referenced(
 
     found = await asyncio.gather(*(fetch(k, r) for k, r in wanted.items()))
     return [obj for obj in found if obj is not None]
-
-
-def _uid(obj: dict[str, Any]) -> str | None:
-    uid = (obj.get("metadata") or {}).get("uid")
-    return uid if isinstance(uid, str) else None
 
 
 def _refusal(resource: ApiResource, error: ApiError, namespace: str | None) -> str:
