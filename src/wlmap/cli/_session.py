@@ -18,14 +18,12 @@ from wlmap.definitions.document import Definition
 from wlmap.definitions.registry import Entry, Registry
 from wlmap.errors import ManifestError
 from wlmap.sources import Inventory, read_manifests
-from wlmap.sources.cluster import is_from_cluster, untrusted_engine
+from wlmap.sources.cluster import is_from_cluster, prepare_entry
 from wlmap.sources.manifests import Manifest
 from wlmap.views.listing import Listed
 from wlmap.workload import (
-    CompiledDefinition,
     WorkloadView,
     interpret,
-    prepare,
     reference_requests,
 )
 
@@ -97,7 +95,6 @@ class Session:
     kubeconfig: str | None = None
     context: str | None = None
     cluster_definitions: list[tuple[Definition, str]] = field(default_factory=list)
-    _untrusted: dict[int, CompiledDefinition] = field(default_factory=dict, repr=False)
 
     @cached_property
     def registry(self) -> Registry:
@@ -153,7 +150,7 @@ class Session:
         global _FORKED  # noqa: PLW0603 - handed to forked workers, which inherit it
         _FORKED = (self, manifests, inventory)
         for entry in self.registry:  # compile once, before the workers are forked
-            prepare(entry.definition)
+            prepare_entry(entry)
         size = -(-len(manifests) // workers)
         bounds = [
             (start, min(start + size, len(manifests))) for start in range(0, len(manifests), size)
@@ -190,7 +187,7 @@ class Session:
                     uncovered.append(manifest)
                 continue
             view = interpret(
-                self._compiled(entry),
+                prepare_entry(entry),
                 obj,
                 pods=inventory.pods_of(obj),
                 claims=inventory.claims or None,
@@ -198,16 +195,6 @@ class Session:
             )
             found.append(Found(manifest, entry, view, inventory.is_top_level(obj, covered)))
         return found, uncovered
-
-    def _compiled(self, entry: Entry) -> CompiledDefinition:
-        """Definitions from a cluster run on the isolated engine; others on the default one."""
-        if not is_from_cluster(entry.origin):
-            return prepare(entry.definition)
-        compiled = self._untrusted.get(id(entry.definition))
-        if compiled is None:
-            compiled = prepare(entry.definition, untrusted_engine())
-            self._untrusted[id(entry.definition)] = compiled
-        return compiled
 
 
 _FORKED: tuple[Session, list[Manifest], Inventory] | None = None
@@ -265,7 +252,7 @@ def _references(
     if not entry.definition.spec.structure_definition.references:
         return None
     found = {}
-    for request in reference_requests(prepare(entry.definition), obj):
+    for request in reference_requests(prepare_entry(entry), obj):
         if request.name is not None:
             match = inventory.find(
                 request.kind.group, request.kind.kind, request.name, request.namespace

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from wlmap.definitions.registry import Entry
 from wlmap.operator.groups import desired_state
 from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS, WORKLOAD_UID_LABEL, Settings
 from wlmap.operator.store import DefinitionStore
@@ -24,9 +23,8 @@ from wlmap.sources.cluster import (
     Cluster,
     Discovery,
     Scope,
-    is_from_cluster,
+    prepare_entry,
     read_snapshot,
-    untrusted_engine,
 )
 from wlmap.sources.cluster.connection import APPLY_PATCH, MERGE_PATCH
 from wlmap.sources.cluster.listing import list_objects
@@ -66,7 +64,7 @@ async def reconcile(
     inventory = Inventory(snapshot.manifests, pods_listed=snapshot.pods_listed)
     pods = inventory.pods_of(current)
     # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
-    view = interpret(_compiled(store, entry), current, pods=pods or None)
+    view = interpret(prepare_entry(entry), current, pods=pods or None)
     desired = desired_state(settings, view, current)
     applied = 0
     for item in desired.objects:
@@ -83,11 +81,6 @@ async def forget(
     """Delete the gang objects of a deleted workload (the garbage collector does the same
     through owner references on clusters that run it)."""
     return await _delete_stale(cluster, discovery, settings, obj, [])
-
-
-def _compiled(store: DefinitionStore, entry: Entry) -> Any:
-    engine = untrusted_engine() if is_from_cluster(entry.origin) else None
-    return store.compiled(entry.definition, engine)
 
 
 async def _apply(cluster: Cluster, discovery: Discovery, item: Mapping[str, Any]) -> None:

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from wlmap import jq
 from wlmap.catalog import builtin_registry
 from wlmap.definitions.document import Definition
 from wlmap.definitions.registry import Registry
-from wlmap.workload import CompiledDefinition, prepare
 
 
 @dataclass
@@ -20,7 +18,6 @@ class DefinitionStore:
     _good: dict[str, Definition] = field(default_factory=dict)
     _generations: dict[str, int | None] = field(default_factory=dict)
     _registry: Registry | None = None
-    _compiled: dict[int, CompiledDefinition] = field(default_factory=dict)
 
     def accept(self, origin: str, definition: Definition, generation: int | None = None) -> None:
         """A definition object's new valid version."""
@@ -55,13 +52,3 @@ class DefinitionStore:
                 registry.add(self._good[origin], origin)
             self._registry = registry
         return self._registry
-
-    def compiled(
-        self, definition: Definition, engine: jq.Engine | None = None
-    ) -> CompiledDefinition:
-        """A definition compiled once (cluster definitions on the isolated engine)."""
-        found = self._compiled.get(id(definition))
-        if found is None:
-            found = prepare(definition, engine)
-            self._compiled[id(definition)] = found
-        return found

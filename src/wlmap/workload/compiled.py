@@ -181,24 +181,26 @@ def component_base(compiled: CompiledDefinition, name: str) -> str:
     return compiled.bases[name]
 
 
-_CACHE: OrderedDict[int, tuple[Definition, CompiledDefinition]] = OrderedDict()
+_CACHE: OrderedDict[tuple[int, int], tuple[Definition, jq.Engine | None, CompiledDefinition]] = (
+    OrderedDict()
+)
 _CACHE_SIZE = 512
 
 
 def prepare(
     definition: Definition | CompiledDefinition, engine: jq.Engine | None = None
 ) -> CompiledDefinition:
-    """The compiled form of a definition, compiled once and cached per definition object."""
+    """The compiled form of a definition, compiled once and cached per definition object
+    and engine (the default engine when None)."""
     if isinstance(definition, CompiledDefinition):
         return definition
-    if engine is not None:
-        return compile_definition(definition, engine)
-    hit = _CACHE.get(id(definition))
-    if hit is not None and hit[0] is definition:
-        _CACHE.move_to_end(id(definition))
-        return hit[1]
-    compiled = compile_definition(definition)
-    _CACHE[id(definition)] = (definition, compiled)
+    key = (id(definition), id(engine))
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is definition and hit[1] is engine:
+        _CACHE.move_to_end(key)
+        return hit[2]
+    compiled = compile_definition(definition, engine)
+    _CACHE[key] = (definition, engine, compiled)
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return compiled

@@ -10,6 +10,7 @@ from wlmap.sources.cluster.definitions import (
     is_from_cluster,
     origin_of,
     parse_stored,
+    prepare_entry,
     read_stored,
     untrusted_engine,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "list_objects",
     "origin_of",
     "parse_stored",
+    "prepare_entry",
     "read_snapshot",
     "read_stored",
     "untrusted_engine",

@@ -20,10 +20,12 @@ from wlmap.definitions.document import (
     Definition,
 )
 from wlmap.definitions.loading import definition_from_mapping
+from wlmap.definitions.registry import Entry
 from wlmap.errors import DefinitionError, Problem
 from wlmap.sources.cluster.connection import ApiError, Cluster
 from wlmap.sources.cluster.discovery import Discovery
 from wlmap.sources.cluster.listing import list_objects
+from wlmap.workload import CompiledDefinition, prepare
 
 DEFINITION_TYPES = (
     (WLMAP_API_VERSION.split("/")[0], WLMAP_KIND),
@@ -81,6 +83,12 @@ async def read_stored(cluster: Cluster, discovery: Discovery) -> StoredDefinitio
             except DefinitionError as exc:
                 stored.invalid[origin_of(obj)] = list(exc.problems)
     return stored
+
+
+def prepare_entry(entry: Entry) -> CompiledDefinition:
+    """An entry's compiled definition: on the isolated engine when it came from a cluster."""
+    engine = untrusted_engine() if is_from_cluster(entry.origin) else None
+    return prepare(entry.definition, engine)
 
 
 _UNTRUSTED: jq.Engine | None = None

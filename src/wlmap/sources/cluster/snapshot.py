@@ -15,12 +15,13 @@ from typing import Any
 from wlmap.definitions.registry import Registry
 from wlmap.errors import ClusterError, WorkloadNotFoundError
 from wlmap.sources.cluster.connection import ApiError, Cluster
+from wlmap.sources.cluster.definitions import prepare_entry
 from wlmap.sources.cluster.discovery import ApiResource, Discovery
 from wlmap.sources.cluster.listing import list_many
 from wlmap.sources.cluster.owners import OwnerLookup
 from wlmap.sources.inventory import uid_of
 from wlmap.sources.manifests import Manifest
-from wlmap.workload import prepare, reference_requests
+from wlmap.workload import reference_requests
 
 ORIGIN = "cluster"
 
@@ -141,7 +142,7 @@ async def _referenced(
         entry = registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
         if entry is None or not entry.definition.spec.structure_definition.references:
             continue
-        for request in reference_requests(prepare(entry.definition), obj):
+        for request in reference_requests(prepare_entry(entry), obj):
             resource = discovery.find(request.kind.group, request.kind.kind, request.kind.version)
             if resource is not None and request.name is not None:
                 namespace = request.namespace if resource.namespaced else None
