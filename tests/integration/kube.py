@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,6 +18,7 @@ import yaml
 from tests.corpus import CORPUS
 
 CRDS = CORPUS / "crds"
+CRD_API = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 
 class Kube:
@@ -102,24 +105,36 @@ class Kube:
             self._ok(answer)
         return name
 
-    def install_crds(self, files: Iterable[str]) -> None:
-        """Install CRDs from the corpus and wait until each is established."""
-        names = []
-        for file in files:
-            crd = yaml.safe_load((CRDS / file).read_text())
-            names.append(crd["metadata"]["name"])
-            answer = self._send(
-                "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd
-            )
+    def install_crds(self, files: Iterable[str | Path]) -> tuple[str, ...]:
+        """Install CRDs (a name: from the corpus; a path: that file), wait until each is
+        established, and return their names."""
+        crds = [
+            yaml.safe_load((file if isinstance(file, Path) else CRDS / file).read_text())
+            for file in files
+        ]
+        names = tuple(crd["metadata"]["name"] for crd in crds)
+        for crd in crds:
+            answer = self._send("POST", CRD_API, json=crd)
             if answer.status_code != 409:
                 self._ok(answer)
         for name in names:
-            path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
-            wait_for(self._established(path), f"CRD {name} established")
+            wait_for(partial(self.crd_established, name), f"CRD {name} established")
+        self._plurals.clear()
+        return names
+
+    def remove_crds(self, names: tuple[str, ...]) -> None:
+        """Delete CRDs (and so every object of theirs) and wait until they are gone."""
+        for name in names:
+            self._send("DELETE", f"{CRD_API}/{name}")
+        for name in names:
+            wait_for(partial(self.crd_gone, name), f"CRD {name} removed")
         self._plurals.clear()
 
-    def _established(self, path: str) -> Callable[[], bool]:
-        return lambda: _established(self._ok(self._send("GET", path)))
+    def crd_established(self, name: str) -> bool:
+        return _established(self._ok(self._send("GET", f"{CRD_API}/{name}")))
+
+    def crd_gone(self, name: str) -> bool:
+        return self._send("GET", f"{CRD_API}/{name}").status_code == 404
 
     def _resource(self, api_version: str, kind: str) -> tuple[str, bool]:
         key = (api_version, kind)
@@ -179,4 +194,4 @@ def load(relative: str) -> list[dict[str, Any]]:
     return [d for d in yaml.safe_load_all((CORPUS / relative).read_text()) if isinstance(d, dict)]
 
 
-__all__ = ["CRDS", "Kube", "load", "wait_for"]
+__all__ = ["CRDS", "CRD_API", "Kube", "load", "wait_for"]

@@ -4,7 +4,7 @@ the operator takes to converge after each step (shared by the test and the bench
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,12 +42,19 @@ def templates() -> list[dict[str, Any]]:
     return found
 
 
+def min_member(group: Mapping[str, Any]) -> int:
+    """A PodGroup's minimum: its own, or its subgroups' together."""
+    spec = group["spec"]
+    if "minMember" in spec:
+        return int(spec["minMember"])
+    return sum(int(s.get("minMember", 0)) for s in spec.get("subGroups") or ())
+
+
 def expected_minimum(obj: dict[str, Any]) -> int:
     """minMember as the operator should write it, from the catalog offline."""
     definition = builtin_registry().for_object(obj)
     (group,) = kai_podgroups(interpret(definition, obj), obj)
-    spec = group["spec"]
-    return int(spec.get("minMember") or sum(s["minMember"] for s in spec["subGroups"]))
+    return min_member(group)
 
 
 def converged(kube: Kube, namespace: str, expected: dict[str, int]) -> Callable[[], bool]:
@@ -57,10 +64,7 @@ def converged(kube: Kube, namespace: str, expected: dict[str, int]) -> Callable[
         found: dict[str, list[int]] = {}
         for group in kube.list(*KAI, namespace):
             owner = group["metadata"]["ownerReferences"][0]["name"]
-            spec = group["spec"]
-            found.setdefault(owner, []).append(
-                int(spec.get("minMember") or sum(s["minMember"] for s in spec["subGroups"]))
-            )
+            found.setdefault(owner, []).append(min_member(group))
         return found == {name: [minimum] for name, minimum in expected.items()}
 
     return check

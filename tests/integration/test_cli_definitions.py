@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from functools import partial
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.integration.kube import Kube, load, wait_for
+from tests.integration.kube import Kube, load
 from tests.integration.testcluster import REPO
 from tests.integration.wlmapcli import Wlmap, aligned, jobset_completed
 from wlmap.cli._exits import OK
 
 CRDS = ("wlmap.dev_workloadmaps.yaml", "run.ai_kartas.yaml")
-CRD_API = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 BUILTIN = "jobset-x-k8s-io-jobset-v1alpha2"
 CATALOG_JOBSET = REPO / "src" / "wlmap" / "catalog" / "definitions" / f"{BUILTIN}.yaml"
 WIDE = ("NAMESPACE", "NAME", "PHASE", "PODS", "GPUS", "CPU", "MEMORY", "DEFINITION")
@@ -26,33 +24,11 @@ WIDE = ("NAMESPACE", "NAME", "PHASE", "PODS", "GPUS", "CPU", "MEMORY", "DEFINITI
 def definition_crds(kube: Kube) -> Iterator[None]:
     """The project's own CRDs, installed for one test and removed after it (with every
     definition object), so that other tests see the built-in definitions only."""
-    names = []
-    for file in CRDS:
-        crd = yaml.safe_load((REPO / "deploy" / "crds" / file).read_text())
-        names.append(crd["metadata"]["name"])
-        answer = kube.http.post(CRD_API, json=crd)
-        assert answer.status_code in (201, 409), answer.text
-    for name in names:
-        wait_for(partial(established, kube, name), f"CRD {name} established")
+    names = kube.install_crds(REPO / "deploy" / "crds" / file for file in CRDS)
     try:
         yield
     finally:
-        for name in names:
-            kube.http.delete(f"{CRD_API}/{name}")
-        for name in names:
-            wait_for(partial(removed, kube, name), f"CRD {name} removed")
-
-
-def removed(kube: Kube, name: str) -> bool:
-    return kube.http.get(f"{CRD_API}/{name}").status_code == 404
-
-
-def established(kube: Kube, name: str) -> bool:
-    crd: dict[str, Any] = kube.http.get(f"{CRD_API}/{name}").json()
-    return any(
-        c.get("type") == "Established" and c.get("status") == "True"
-        for c in (crd.get("status") or {}).get("conditions") or ()
-    )
+        kube.remove_crds(names)
 
 
 def stored(

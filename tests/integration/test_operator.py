@@ -10,6 +10,7 @@ import yaml
 
 from tests.integration.controllers import jobset_children
 from tests.integration.kube import Kube, load, wait_for
+from tests.integration.load import min_member
 from tests.integration.operator_process import OperatorProcess
 from tests.integration.testcluster import TestCluster
 
@@ -26,11 +27,6 @@ def jobset(kube: Kube, namespace: str, name: str = "coordinator-example") -> dic
     (obj,) = load("jobset/coordinator.yaml")
     obj["metadata"]["name"] = name
     return kube.create(obj, namespace)
-
-
-def min_member(group: dict[str, Any]) -> int:
-    spec = group["spec"]
-    return int(spec.get("minMember") or sum(s["minMember"] for s in spec.get("subGroups", [])))
 
 
 def test_a_jobset_gets_one_podgroup_owned_by_it_and_its_pods_are_linked(

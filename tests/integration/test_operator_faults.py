@@ -22,11 +22,10 @@ WORKLOADMAP = ("wlmap.dev/v1alpha1", "WorkloadMap")
 
 @pytest.fixture(scope="module")
 def definition_crds(kube: Kube) -> None:
-    for name in ("wlmap.dev_workloadmaps.yaml", "run.ai_kartas.yaml"):
-        crd = yaml.safe_load((REPO / "deploy" / "crds" / name).read_text())
-        answer = kube.http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd)
-        assert answer.status_code in (201, 409), answer.text
-    wait_for(lambda: kube._send("GET", "/apis/wlmap.dev/v1alpha1").status_code == 200, "CRD served")
+    kube.install_crds(
+        REPO / "deploy" / "crds" / name
+        for name in ("wlmap.dev_workloadmaps.yaml", "run.ai_kartas.yaml")
+    )
 
 
 def jobsets(kube: Kube, namespace: str, count: int) -> dict[str, int]:

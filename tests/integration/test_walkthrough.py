@@ -19,6 +19,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ import yaml
 
 from tests.integration.controllers import jobset_children
 from tests.integration.kube import Kube, load, wait_for
+from tests.integration.load import min_member
 from tests.integration.testcluster import TestCluster, free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -186,13 +188,6 @@ def service_account_kubeconfig(cluster: TestCluster, token: str, path: Path) -> 
     return path
 
 
-def group_min_member(spec: Mapping[str, Any]) -> int:
-    """A PodGroup's minimum: its own, or its subgroups' together."""
-    if "minMember" in spec:
-        return int(spec["minMember"])
-    return sum(int(s.get("minMember", 0)) for s in spec.get("subGroups") or ())
-
-
 def owned_groups(
     kube: Kube, kind: tuple[str, str], owner: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
@@ -213,11 +208,6 @@ def linked(kube: Kube, annotation: str, group: str) -> bool:
 
 def conditions(obj: Mapping[str, Any]) -> dict[str, str]:
     return {c["type"]: c["status"] for c in (obj.get("status") or {}).get("conditions") or ()}
-
-
-def established(kube: Kube, name: str) -> bool:
-    crd = kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", None, name) or {}
-    return "Established" in {k for k, v in conditions(crd).items() if v == "True"}
 
 
 def merge_patch(kube: Kube, path: str, patch: Any, content_type: str) -> dict[str, Any]:
@@ -244,7 +234,7 @@ def install(kube: Kube) -> None:
         apply(kube, obj)
         if obj["kind"] == "CustomResourceDefinition":
             name = obj["metadata"]["name"]
-            wait_for(lambda: established(kube, name), f"CRD {name} established")  # noqa: B023
+            wait_for(partial(kube.crd_established, name), f"CRD {name} established")
     deployment = kube.get("apps/v1", "Deployment", SYSTEM, ACCOUNT)
     assert deployment is not None  # no nodes here: it never becomes ready
     pod_spec = deployment["spec"]["template"]["spec"]
@@ -345,7 +335,7 @@ def test_walkthrough(cluster: TestCluster, kube: Kube, run_operator: Any, tmp_pa
     def one_kai_group() -> dict[str, Any] | None:
         groups = kube.list(*KAI, DEMO)
         owned = owned_groups(kube, KAI, jobset)
-        if len(groups) == 1 and owned and group_min_member(owned[0]["spec"]) == expected:
+        if len(groups) == 1 and owned and min_member(owned[0]) == expected:
             return owned[0]
         return None
 
