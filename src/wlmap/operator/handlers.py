@@ -35,6 +35,8 @@ from wlmap.sources.cluster import (
 )
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES
+from wlmap.sources.cluster.owners import OwnerLookup
+from wlmap.sources.inventory import controller_reference
 
 log = logging.getLogger("wlmap.operator")
 RETRIES = 6
@@ -178,45 +180,23 @@ def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
 
 
 async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The top-level mapped workload that owns an object, by following controllers."""
+    """The top-level mapped workload that owns an object: the farthest mapped owner in its
+    owner chain, followed as the CLI follows it."""
     assert state.cluster is not None and state.discovery is not None
-    current: Mapping[str, Any] = obj
-    found: dict[str, Any] | None = None
-    for _ in range(6):
-        refs = [
-            r
-            for r in (current.get("metadata") or {}).get("ownerReferences") or ()
-            if r.get("controller")
-        ]
-        if not refs:
-            break
-        ref = refs[0]
-        group, _, version = str(ref.get("apiVersion")).rpartition("/")
-        resource = state.discovery.find(group, str(ref.get("kind")), version)
-        if resource is None:
-            break
-        try:
-            current = await state.cluster.request(
-                "GET",
-                resource.path((obj.get("metadata") or {}).get("namespace"), str(ref.get("name"))),
-            )
-        except ApiError:
-            break
-        if (
-            state.store.registry.find(str(current.get("apiVersion")), str(current.get("kind")))
-            is not None
-        ):
-            found = dict(current)
-    return found
+    chain: list[dict[str, Any]] = []
+    await OwnerLookup(state.cluster, state.discovery).complete(chain, [obj])
+    mapped = [o for o in chain if _is_mapped(state, o)]
+    return mapped[-1] if mapped else None
 
 
 def _owned_by_mapped(state: State, obj: Mapping[str, Any]) -> bool:
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
-        if ref.get("controller") and state.store.registry.find(
-            str(ref.get("apiVersion")), str(ref.get("kind"))
-        ):
-            return True
-    return False
+    owner = controller_reference(obj)
+    return owner is not None and _is_mapped(state, owner)
+
+
+def _is_mapped(state: State, obj: Mapping[str, Any]) -> bool:
+    """Whether a definition covers an object (or the object an owner reference names)."""
+    return state.store.registry.find(str(obj.get("apiVersion")), str(obj.get("kind"))) is not None
 
 
 async def _patch_status(state: State, obj: Mapping[str, Any], status: Mapping[str, Any]) -> None:
