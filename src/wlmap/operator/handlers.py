@@ -201,8 +201,7 @@ def _is_mapped(state: State, obj: Mapping[str, Any]) -> bool:
 
 async def _patch_status(state: State, obj: Mapping[str, Any], status: Mapping[str, Any]) -> None:
     assert state.cluster is not None and state.discovery is not None
-    group, _, version = str(obj.get("apiVersion")).rpartition("/")
-    resource = state.discovery.find(group, str(obj.get("kind")), version)
+    resource = state.discovery.serving(str(obj.get("apiVersion")), str(obj.get("kind")))
     if resource is None:
         return
     path = resource.path(None, str((obj.get("metadata") or {}).get("name"))) + "/status"

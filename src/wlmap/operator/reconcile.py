@@ -52,7 +52,7 @@ async def reconcile(
     """Apply the gang objects of one workload; None when no definition covers it or it is
     gone. Raises ClusterError (retried by the caller) when the server fails."""
     entry = store.registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
-    resource = discovery.find(*_group_kind(obj))
+    resource = discovery.serving(str(obj.get("apiVersion", "")), str(obj.get("kind")))
     if entry is None or resource is None:
         return None
     meta = obj.get("metadata") or {}
@@ -84,7 +84,7 @@ async def forget(
 
 
 async def _apply(cluster: Cluster, discovery: Discovery, item: Mapping[str, Any]) -> None:
-    resource = discovery.find(*_group_kind(item))
+    resource = discovery.serving(str(item.get("apiVersion", "")), str(item.get("kind")))
     if resource is None:
         raise ApiError(
             f"the cluster does not serve {item.get('kind')} ({item.get('apiVersion')})", 404
@@ -118,9 +118,7 @@ async def _delete_stale(
     kinds = {(str(o["apiVersion"]), str(o["kind"])) for o in keep} or _target_kinds(settings)
     deleted = 0
     for api_version, kind in sorted(kinds):
-        resource = discovery.find(
-            api_version.rpartition("/")[0], kind, api_version.rpartition("/")[2]
-        )
+        resource = discovery.serving(api_version, kind)
         if resource is None:
             continue
         selector = f"{WORKLOAD_UID_LABEL}={meta.get('uid')}"
@@ -170,8 +168,3 @@ async def _link_pods(
             if exc.code != 404:
                 raise
     return linked
-
-
-def _group_kind(obj: Mapping[str, Any]) -> tuple[str, str, str]:
-    group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
-    return group, str(obj.get("kind")), version

@@ -74,6 +74,12 @@ class Discovery:
         chosen = exact or preferred or matches
         return chosen[0] if chosen else None
 
+    def serving(self, api_version: str, kind: str) -> ApiResource | None:
+        """The resource for an ``apiVersion`` and kind, as objects and owner references
+        name them."""
+        group, _, version = api_version.rpartition("/")
+        return self.find(group, kind, version)
+
     def resolve(self, token: str) -> list[ApiResource]:
         """The resources a TYPE token names (kind, plural, short name, kind.group,
         kind.version.group), one per group; several when it is ambiguous."""

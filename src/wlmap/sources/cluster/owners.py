@@ -63,8 +63,9 @@ class OwnerLookup:
             self.exhausted = True
             return None
         self.budget -= 1
-        group, _, version = str(reference.get("apiVersion", "")).rpartition("/")
-        resource = self._discovery.find(group, str(reference.get("kind")), version)
+        resource = self._discovery.serving(
+            str(reference.get("apiVersion", "")), str(reference.get("kind"))
+        )
         owner: dict[str, Any] | None = None
         if resource is not None:
             async with self._gate:
