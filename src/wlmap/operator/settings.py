@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from wlmap.schedulers import TARGETS
+from wlmap.schedulers import TARGETS, kai, volcano, workload_api
 
 # Targets whose objects the operator keeps (Kueue PodSets are not standalone objects).
 SYNC_TARGETS = ("kai", "volcano", "workload-api")
@@ -15,11 +15,11 @@ WORKLOAD_UID_LABEL = "wlmap.dev/workload-uid"
 
 # The gang objects the operator keeps for each target: (apiVersion, kind).
 GANG_KINDS: Mapping[str, tuple[tuple[str, str], ...]] = {
-    "kai": (("scheduling.run.ai/v2alpha2", "PodGroup"),),
-    "volcano": (("scheduling.volcano.sh/v1beta1", "PodGroup"),),
+    "kai": ((kai.API_VERSION, "PodGroup"),),
+    "volcano": ((volcano.API_VERSION, "PodGroup"),),
     "workload-api": (
-        ("scheduling.k8s.io/v1alpha2", "PodGroup"),
-        ("scheduling.k8s.io/v1alpha2", "Workload"),
+        (workload_api.API_VERSION, "PodGroup"),
+        (workload_api.API_VERSION, "Workload"),
     ),
 }
 
@@ -27,8 +27,8 @@ GANG_KINDS: Mapping[str, tuple[tuple[str, str], ...]] = {
 # Workload API links through spec.schedulingGroup, which is immutable after creation and
 # so can only be set by an admission webhook: the operator leaves those pods alone.
 POD_LINKS: Mapping[str, str | None] = {
-    "kai": "pod-group-name",
-    "volcano": "scheduling.k8s.io/group-name",
+    "kai": kai.POD_GROUP_ANNOTATION,
+    "volcano": volcano.POD_GROUP_ANNOTATION,
     "workload-api": None,
 }
 

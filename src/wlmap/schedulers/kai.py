@@ -8,6 +8,9 @@ from typing import Any
 from wlmap.schedulers._common import dns_label, gangs, object_meta, topology
 from wlmap.workload import GangGroup, WorkloadView
 
+API_VERSION = "scheduling.run.ai/v2alpha2"
+POD_GROUP_ANNOTATION = "pod-group-name"  # on each pod: the name of its PodGroup
+
 
 def kai_podgroups(view: WorkloadView, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One PodGroup per gang; subgroups become ``subGroups`` with ``minSubGroup`` on top.
@@ -45,7 +48,7 @@ def _podgroup(view: WorkloadView, obj: Mapping[str, Any], gang: GangGroup) -> di
         spec["queue"] = labels["kai.scheduler/queue"]
     name = dns_label("pg", view.name or "", *(gang.key or ()))
     return {
-        "apiVersion": "scheduling.run.ai/v2alpha2",
+        "apiVersion": API_VERSION,
         "kind": "PodGroup",
         "metadata": object_meta(view, obj, name),
         "spec": spec,

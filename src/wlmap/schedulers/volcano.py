@@ -9,6 +9,9 @@ from wlmap.schedulers._common import dns_label, gangs, object_meta, pod_componen
 from wlmap.workload import WorkloadView
 from wlmap.workload.resources import PodResources
 
+API_VERSION = "scheduling.volcano.sh/v1beta1"
+POD_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"  # on each pod: its PodGroup's name
+
 
 def volcano_podgroups(view: WorkloadView, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One PodGroup per gang: ``minMember``, ``minTaskMember`` per component and the
@@ -39,7 +42,7 @@ def volcano_podgroups(view: WorkloadView, obj: Mapping[str, Any]) -> list[dict[s
             spec["queue"] = queue
         found.append(
             {
-                "apiVersion": "scheduling.volcano.sh/v1beta1",
+                "apiVersion": API_VERSION,
                 "kind": "PodGroup",
                 "metadata": object_meta(
                     view, obj, dns_label("pg", view.name or "", *(gang.key or ()))
