@@ -8,10 +8,10 @@ import pytest
 
 from tests.corpus import CORPUS
 from wlmap.catalog import builtin_registry
-from wlmap.cli._session import NOT_WORKLOADS
 from wlmap.errors import ManifestError
 from wlmap.sources import Inventory, read_manifests
 from wlmap.sources.manifests import Manifest
+from wlmap.sources.workloads import NOT_WORKLOADS
 from wlmap.workload import interpret
 
 # Kinds that are not workloads but are not in the CLI's list either: scheduler and

@@ -21,6 +21,8 @@ TEST_CRDS = (
     "leaderworkerset.x-k8s.io_leaderworkersets.yaml",
     "scheduling.run.ai_podgroups.yaml",
     "scheduling.volcano.sh_podgroups.yaml",
+    "trainer.kubeflow.org_trainjobs.yaml",
+    "trainer.kubeflow.org_clustertrainingruntimes.yaml",
 )
 
 

@@ -74,6 +74,24 @@ def test_scaling_a_workload_updates_its_podgroup_in_place(
     assert group["metadata"]["name"] == "pg-coordinator-example"
 
 
+def test_a_trainjob_gang_counts_the_nodes_its_runtime_runs(
+    kube: Kube, namespace: str, operator: OperatorProcess
+) -> None:
+    # the TrainJob's pods are described by the ClusterTrainingRuntime it names: the operator
+    # must read it as the CLI does, or the gang has no members
+    (runtime,) = load("kubeflow-trainingruntime/torch-distributed.yaml")
+    runtime["metadata"]["name"] = f"torch-{namespace}"[:63]
+    kube.create(runtime)
+    (trainjob,) = load("kubeflow-trainjob/01-multi-node.yaml")
+    trainjob["spec"]["runtimeRef"]["name"] = runtime["metadata"]["name"]
+    try:
+        kube.create(trainjob, namespace)
+        (group,) = wait_for(lambda: groups(kube, namespace), "the TrainJob's PodGroup")
+        assert min_member(group) == 3  # numNodes: 3 of the runtime's one node job
+    finally:
+        kube.delete(runtime)
+
+
 def test_a_deleted_workload_loses_its_podgroup(
     kube: Kube, namespace: str, operator: OperatorProcess
 ) -> None:

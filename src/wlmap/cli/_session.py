@@ -1,89 +1,27 @@
-"""What every command shares: the merged definitions and the workloads found in the input."""
+"""What every command shares: the merged definitions, and the workloads found in the input
+(read by :mod:`wlmap.sources.workloads`, the use case the operator shares)."""
 
 from __future__ import annotations
 
 import gc
 import multiprocessing
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
-from wlmap.catalog import BUILTIN, builtin_registry
+from wlmap.catalog import builtin_registry
 from wlmap.cli._output import Output
 from wlmap.definitions import load_definitions
 from wlmap.definitions.document import Definition
-from wlmap.definitions.registry import Entry, Registry
+from wlmap.definitions.registry import Registry
 from wlmap.errors import ManifestError
-from wlmap.sources import Inventory, read_manifests
+from wlmap.sources import read_manifests
 from wlmap.sources.cluster import is_from_cluster, prepare_entry
 from wlmap.sources.manifests import Manifest
+from wlmap.sources.workloads import Found, WorkloadReader
 from wlmap.views.listing import Listed
-from wlmap.workload import (
-    WorkloadView,
-    interpret,
-    reference_requests,
-)
-
-# Kinds that never carry a workload: skipped quietly instead of reported as uncovered.
-NOT_WORKLOADS = frozenset(
-    {
-        "ConfigMap",
-        "Secret",
-        "Service",
-        "ServiceAccount",
-        "Namespace",
-        "Role",
-        "RoleBinding",
-        "ClusterRole",
-        "ClusterRoleBinding",
-        "PersistentVolumeClaim",
-        "PersistentVolume",
-        "Ingress",
-        "NetworkPolicy",
-        "PriorityClass",
-        "StorageClass",
-        "CustomResourceDefinition",
-        "ResourceClaim",
-        "ResourceClaimTemplate",
-        "DeviceClass",
-        "LimitRange",
-        "ResourceQuota",
-        "PodDisruptionBudget",
-        "HorizontalPodAutoscaler",
-        "Endpoints",
-        "EndpointSlice",
-        "ValidatingWebhookConfiguration",
-        "MutatingWebhookConfiguration",
-        "Event",
-        "Karta",
-        "WorkloadMap",
-        "Topology",
-        "Queue",
-        "PodGroup",
-        "ComputeDomain",
-        "VolumeSnapshot",
-        "ScaledObject",
-        "ServiceMonitor",
-    }
-)
-
-
-@dataclass(frozen=True)
-class Found:
-    """A workload read from the input, with its definition and view."""
-
-    manifest: Manifest
-    entry: Entry
-    view: WorkloadView
-    top_level: bool
-
-    @property
-    def origin(self) -> str:
-        """Where its definition came from."""
-        return "built-in" if self.entry.origin == BUILTIN else self.entry.origin
 
 
 @dataclass
@@ -143,12 +81,12 @@ class Session:
         and the workers share the parsed input and compiled definitions with the parent.
         """
         workers = _workers(len(manifests))
-        inventory = Inventory(manifests, pods_listed=pods_listed)
+        reader = WorkloadReader(self.registry, manifests, pods_listed=pods_listed)
         if workers == 1:
             with _collector_paused():
-                return _rows(self, manifests, inventory)
+                return _rows(reader, self.output.progress(manifests, len(manifests), "reading"))
         global _FORKED  # noqa: PLW0603 - handed to forked workers, which inherit it
-        _FORKED = (self, manifests, inventory)
+        _FORKED = (reader, manifests)
         for entry in self.registry:  # compile once, before the workers are forked
             prepare_entry(entry)
         size = -(-len(manifests) // workers)
@@ -164,40 +102,12 @@ class Session:
         self, manifests: list[Manifest], *, pods_listed: bool = False
     ) -> tuple[list[Found], list[Manifest]]:
         """Every workload in the inputs (in input order) and the uncovered objects."""
+        reader = WorkloadReader(self.registry, manifests, pods_listed=pods_listed)
         with _collector_paused():
-            return self._interpret(manifests, Inventory(manifests, pods_listed=pods_listed))
-
-    def _interpret(
-        self, manifests: Sequence[Manifest], inventory: Inventory, *, progress: bool = True
-    ) -> tuple[list[Found], list[Manifest]]:
-        registry = self.registry
-
-        def covered(obj: Mapping[str, Any]) -> bool:
-            return _entry(registry, obj) is not None
-
-        found, uncovered = [], []
-        shown = (
-            self.output.progress(manifests, len(manifests), "reading") if progress else manifests
-        )
-        for manifest in shown:
-            obj = manifest.obj
-            entry = _entry(registry, obj)
-            if entry is None:
-                if obj.get("kind") not in NOT_WORKLOADS:
-                    uncovered.append(manifest)
-                continue
-            view = interpret(
-                prepare_entry(entry),
-                obj,
-                pods=inventory.pods_of(obj),
-                claims=inventory.claims or None,
-                references=_references(entry, obj, inventory),
-            )
-            found.append(Found(manifest, entry, view, inventory.is_top_level(obj, covered)))
-        return found, uncovered
+            return reader.read(self.output.progress(manifests, len(manifests), "reading"))
 
 
-_FORKED: tuple[Session, list[Manifest], Inventory] | None = None
+_FORKED: tuple[WorkloadReader, list[Manifest]] | None = None
 PARALLEL_THRESHOLD = 2000
 
 
@@ -216,15 +126,13 @@ def _workers(count: int) -> int:
 def _list_slice(bounds: tuple[int, int]) -> list[Listed]:
     """Listing rows of one slice of the input, in a forked worker."""
     assert _FORKED is not None, "set by the parent before forking"
-    session, manifests, inventory = _FORKED
+    reader, manifests = _FORKED
     with _collector_paused():
-        return _rows(session, manifests[bounds[0] : bounds[1]], inventory, progress=False)
+        return _rows(reader, manifests[bounds[0] : bounds[1]])
 
 
-def _rows(
-    session: Session, manifests: Sequence[Manifest], inventory: Inventory, *, progress: bool = True
-) -> list[Listed]:
-    found, _ = session._interpret(manifests, inventory, progress=progress)
+def _rows(reader: WorkloadReader, manifests: Iterable[Manifest]) -> list[Listed]:
+    found, _ = reader.read(manifests)
     return [Listed.of(f.view, f.manifest.obj, f.origin, f.top_level) for f in found]
 
 
@@ -243,27 +151,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
-
-
-def _references(
-    entry: Entry, obj: Mapping[str, Any], inventory: Inventory
-) -> dict[str, Any] | None:
-    """The objects the definition refers to that the input itself holds."""
-    if not entry.definition.spec.structure_definition.references:
-        return None
-    found = {}
-    for request in reference_requests(prepare_entry(entry), obj):
-        if request.name is not None:
-            match = inventory.find(
-                request.kind.group, request.kind.kind, request.name, request.namespace
-            )
-            if match is not None:
-                found[request.reference] = match
-    return found
-
-
-def _entry(registry: Registry, obj: Mapping[str, Any]) -> Entry | None:
-    api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
-        return None
-    return registry.find(api_version, kind)

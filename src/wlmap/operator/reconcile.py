@@ -17,18 +17,16 @@ from typing import Any
 from wlmap.operator.groups import desired_state
 from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS, WORKLOAD_UID_LABEL, Settings
 from wlmap.operator.store import DefinitionStore
-from wlmap.sources import Inventory
 from wlmap.sources.cluster import (
     ApiError,
     Cluster,
     Discovery,
     Scope,
-    prepare_entry,
     read_snapshot,
 )
 from wlmap.sources.cluster.connection import APPLY_PATCH, MERGE_PATCH
 from wlmap.sources.cluster.listing import list_objects
-from wlmap.workload import interpret
+from wlmap.sources.workloads import WorkloadReader
 
 log = logging.getLogger("wlmap.operator")
 
@@ -61,10 +59,10 @@ async def reconcile(
     current = snapshot.manifests[0].obj
     if (current.get("metadata") or {}).get("uid") != meta.get("uid"):
         return None  # replaced by a new object of the same name: its own event follows
-    inventory = Inventory(snapshot.manifests, pods_listed=snapshot.pods_listed)
-    pods = inventory.pods_of(current)
+    reader = WorkloadReader(store.registry, snapshot.manifests, pods_listed=snapshot.pods_listed)
+    pods = reader.inventory.pods_of(current)
     # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
-    view = interpret(prepare_entry(entry), current, pods=pods or None)
+    view = reader.view(entry, current, unknown_without_pods=True)
     desired = desired_state(settings, view, current)
     applied = 0
     for item in desired.objects:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.corpus import corpus_path
 from tests.unit.cli.runner import EXAMPLES, ROOT, run
 from wlmap.cli._exits import INVALID_DEFINITION, NO_DEFINITION, UNREADABLE_INPUT
 
@@ -45,6 +46,18 @@ def test_uncovered_kind_is_reported_and_non_workloads_are_skipped(
     assert "no definition covers Mystery (x.io/v1)" in err
     assert "ConfigMap" not in err
     assert out.strip() == ""
+
+
+def test_a_trainjob_beside_its_runtime_counts_the_runtime_nodes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    trainjob = corpus_path("kubeflow-trainjob/01-multi-node.yaml")
+    runtime = corpus_path("kubeflow-trainingruntime/torch-distributed.yaml")
+    code, out, err = run(capsys, "describe", "-f", str(trainjob), "-f", str(runtime))
+    assert code == 0
+    assert "Totals: 3 pods" in out
+    assert "at least 3 pods" in out
+    assert "ClusterTrainingRuntime" not in err  # read as the TrainJob's runtime, not uncovered
 
 
 def test_malformed_manifest_exit_code(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from wlmap.catalog import BUILTIN
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, output_option
 from wlmap.cli.commands._types import resolve_type
@@ -35,7 +34,7 @@ def list_definitions(session: Session, fmt: str) -> None:
             [
                 entry.definition.name,
                 gvk.kind if gvk else "<none>",
-                "built-in" if entry.origin == BUILTIN else entry.origin,
+                entry.origin,
                 ", ".join(names),
             ]
         )

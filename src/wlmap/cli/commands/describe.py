@@ -7,9 +7,10 @@ import click
 
 from wlmap.cli._exits import NO_DEFINITION, Exit
 from wlmap.cli._live import LiveRead, Request, read_live, watch_live
-from wlmap.cli._session import Found, Session
+from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
 from wlmap.sources.manifests import Manifest
+from wlmap.sources.workloads import Found
 from wlmap.views import render_tree
 
 
