@@ -11,6 +11,7 @@ from wlmap.definitions.document import Definition
 from wlmap.definitions.expressions import component_path
 from wlmap.definitions.gang import Topology
 from wlmap.definitions.gvk import GroupVersionKind
+from wlmap.definitions.status import VARIANT_STATES
 from wlmap.definitions.structure import ComponentDefinition
 from wlmap.errors import Problem
 
@@ -132,9 +133,19 @@ def _status_problems(name: str, where: str, component: ComponentDefinition) -> I
     status = component.status_definition
     if status is None:
         return
-    for state, matchers in status.status_mappings.entries():
+    mappings = f"{where}.statusDefinition.statusMappings"
+    for field, state, matchers in status.status_mappings.declared():
+        if field in VARIANT_STATES:
+            yield Problem(
+                name,
+                f"{mappings}.{field}",
+                f"{field!r} is a state of the pending/progressing variant of the format; "
+                f"its matchers are read as {state.value}",
+                component.name,
+                "warning",
+            )
         for index, matcher in enumerate(matchers):
-            mpath = f"{where}.statusDefinition.statusMappings.{state.value.lower()}[{index}]"
+            mpath = f"{mappings}.{field}[{index}]"
             if matcher.is_empty():
                 yield Problem(
                     name,

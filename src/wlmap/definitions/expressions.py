@@ -134,11 +134,11 @@ def _component_sites(base: str, component: ComponentDefinition) -> Iterator[Expr
                 status.conditions_definition.path,
                 Role.OBJECT,
             )
-        for state, matchers in status.status_mappings.entries():
+        for field, _, matchers in status.status_mappings.declared():
             for mi, matcher in enumerate(matchers):
                 if matcher.by_expression is not None:
                     yield from site(
-                        f"statusDefinition.statusMappings.{state.value.lower()}[{mi}].byExpression.expression",
+                        f"statusDefinition.statusMappings.{field}[{mi}].byExpression.expression",
                         matcher.by_expression.expression,
                         Role.OBJECT,
                     )

@@ -81,8 +81,18 @@ class StatusMatcher(DefinitionModel):
         return self.by_phase is None and not self.by_conditions and self.by_expression is None
 
 
+# A documented variant of the format replaces Initializing by two states: ``pending``
+# (nothing runs yet: unscheduled, out of quota, queued) and ``progressing`` (moving toward
+# Running: pods being created, images pulled, scaling). Both are what the shared
+# Initializing means, so their matchers are read as Initializing ones.
+VARIANT_STATES: dict[str, GenericStatus] = {
+    "pending": GenericStatus.INITIALIZING,
+    "progressing": GenericStatus.INITIALIZING,
+}
+
+
 class StatusMappings(DefinitionModel):
-    """Matchers per generic status."""
+    """Matchers per generic status (and per state of the pending/progressing variant)."""
 
     initializing: tuple[StatusMatcher, ...] | None = None
     running: tuple[StatusMatcher, ...] | None = None
@@ -92,15 +102,33 @@ class StatusMappings(DefinitionModel):
     suspended: tuple[StatusMatcher, ...] | None = None
     suspending: tuple[StatusMatcher, ...] | None = None
     resuming: tuple[StatusMatcher, ...] | None = None
+    pending: tuple[StatusMatcher, ...] | None = None
+    progressing: tuple[StatusMatcher, ...] | None = None
 
-    def entries(self) -> list[tuple[GenericStatus, tuple[StatusMatcher, ...]]]:
-        """The mapped statuses with their matchers, in evaluation order."""
+    def declared(self) -> list[tuple[str, GenericStatus, tuple[StatusMatcher, ...]]]:
+        """Every mapping as written: its field name, the status it maps to, its matchers.
+
+        In evaluation order; a variant state follows the shared status it maps to.
+        """
         found = []
         for status in STATUS_ORDER:
-            matchers = getattr(self, status.value.lower())
-            if matchers:
-                found.append((status, matchers))
+            field = status.value.lower()
+            names = [field, *(v for v, target in VARIANT_STATES.items() if target is status)]
+            for name in names:
+                matchers = getattr(self, name)
+                if matchers:
+                    found.append((name, status, matchers))
         return found
+
+    def entries(self) -> list[tuple[GenericStatus, tuple[StatusMatcher, ...]]]:
+        """The mapped statuses with their matchers, in evaluation order.
+
+        The matchers of a variant state are joined to those of the status it maps to.
+        """
+        merged: dict[GenericStatus, tuple[StatusMatcher, ...]] = {}
+        for _, status, matchers in self.declared():
+            merged[status] = merged.get(status, ()) + matchers
+        return list(merged.items())
 
 
 class StatusDefinition(DefinitionModel):

@@ -55,23 +55,35 @@ def status_plan(compiled: CompiledDefinition) -> StatusPlan | None:
             compiled.expr(f"{_BASE}.phaseDefinition.path"),
             compiled.expr(f"{_BASE}.conditionsDefinition.path"),
             fields,
-            tuple(
+            _planned(compiled, definition.status_mappings.declared()),
+        )
+    compiled.memo["status"] = plan
+    return plan
+
+
+def _planned(
+    compiled: CompiledDefinition,
+    declared: list[tuple[str, GenericStatus, tuple[StatusMatcher, ...]]],
+) -> tuple[PlannedMatcher, ...]:
+    # Expressions are found by the field they are written under; the index counts the
+    # matchers of one status, variant states (pending, progressing) included.
+    planned: list[PlannedMatcher] = []
+    per_status: dict[GenericStatus, int] = {}
+    for field, status, matchers in declared:
+        for index, matcher in enumerate(matchers):
+            planned.append(
                 PlannedMatcher(
                     status,
-                    index,
+                    per_status.get(status, 0),
                     matcher,
                     compiled.expr(
-                        f"{_BASE}.statusMappings.{status.value.lower()}[{index}]"
-                        ".byExpression.expression"
+                        f"{_BASE}.statusMappings.{field}[{index}].byExpression.expression"
                     ),
                     matcher.by_expression.expected_result if matcher.by_expression else None,
                     tuple(
                         (c, c.model_dump(exclude_none=True)) for c in matcher.by_conditions or ()
                     ),
                 )
-                for status, matchers in definition.status_mappings.entries()
-                for index, matcher in enumerate(matchers)
-            ),
-        )
-    compiled.memo["status"] = plan
-    return plan
+            )
+            per_status[status] = per_status.get(status, 0) + 1
+    return tuple(planned)

@@ -39,6 +39,11 @@ from wlmap.workload.gpus import (
 )
 from wlmap.workload.quantity import quantity_to_number
 
+# A resourceClaims entry may carry the ResourceClaimTemplate itself under this key instead of
+# naming one (a wlmap extension): definitions use it for templates an operator generates from
+# the workload's spec under a name that cannot be derived (NIMService claimCreationSpec).
+INLINE_TEMPLATE = "resourceClaimTemplate"
+
 __all__ = ["PodResources", "pod_resources", "total"]
 
 
@@ -181,6 +186,8 @@ def pod_resources(
             ``spec.resourceClaims`` entry is looked up by its ``resourceClaimName`` or
             ``resourceClaimTemplateName``; every listed claim is counted, since the
             scheduler allocates all of them whether or not a container references them.
+            An entry naming neither but carrying a ``resourceClaimTemplate`` object is
+            counted from that object, once per pod.
         where: field path of ``pod_spec``, used in error messages.
 
     Raises:
@@ -208,11 +215,17 @@ def pod_resources(
         source = (entry.get("source") or entry) if isinstance(entry, Mapping) else {}
         claim_name = source.get("resourceClaimName")
         template_name = source.get("resourceClaimTemplateName")
+        inline = source.get(INLINE_TEMPLATE)
         name = claim_name or template_name
+        if not name and isinstance(inline, Mapping):
+            # A template the workload's operator creates itself, described in place.
+            label = str(entry.get("name") or f"resourceClaims[{index}]")
+            per_pod = per_pod.add(claim_devices(inline, label))
+            continue
         if not isinstance(name, str) or not name:
             raise WorkloadShapeError(
                 f"{where}.resourceClaims[{index}] must name a resourceClaimName or a "
-                f"resourceClaimTemplateName, got {entry!r}"
+                f"resourceClaimTemplateName, or carry a {INLINE_TEMPLATE}, got {entry!r}"
             )
         found = (claims or {}).get(name)
         devices = ClaimDevices() if found is None else claim_devices(found, name)

@@ -183,6 +183,26 @@ def test_dra_v1beta1_shape_first_available_and_all_mode() -> None:
     assert result.dra_all_requests == ("t/every",)
 
 
+def test_dra_template_carried_in_place_counts_per_pod_without_being_provided() -> None:
+    template = claim_template(
+        {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 2}},
+    )
+    spec: dict[str, Any] = {
+        "containers": [{"name": "c"}],
+        "resourceClaims": [{"name": "claimtemplate", "resourceClaimTemplate": template}],
+    }
+    result = pod_resources(spec, claims={})
+    assert result.gpus == 2
+    assert result.unresolved_claims == ()
+    assert result.scaled(3).gpus == 6  # one claim per pod
+
+
+def test_dra_entry_with_neither_a_name_nor_a_template_is_a_shape_error() -> None:
+    spec = {"containers": [{"name": "c"}], "resourceClaims": [{"name": "x", "requests": ["a"]}]}
+    with pytest.raises(WorkloadShapeError, match=r"spec.resourceClaims\[0\] must name"):
+        pod_resources(spec)
+
+
 def test_dra_claim_not_provided_is_unresolved() -> None:
     result = pod_resources(dra_pod(resourceClaimTemplateName="missing"), claims={})
     assert result.gpus == 0
