@@ -101,6 +101,13 @@ def test_the_operator_may_set_the_pod_link_annotations(
         "pod-group-name": "pg-trainer",
         "scheduling.k8s.io/group-name": "pg-trainer",
     }
+    # a pod without any annotation or label: the maps are absent, not empty
+    bare = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bare"}, "spec": POD["spec"]}
+    kube.create(bare, namespace)
+    patch = {"metadata": {"annotations": {"pod-group-name": "pg-trainer"}}}
+    answer = operator_client.patch(pod_path(namespace, "bare"), json=patch, headers=MERGE)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["metadata"]["annotations"] == {"pod-group-name": "pg-trainer"}
 
 
 @pytest.mark.parametrize(
