@@ -23,7 +23,7 @@ bindings differ:
 
 Run ``python -m wlmap.operator.rbac DIR`` to write ``DIR/rbac.yaml`` and ``DIR/policy.yaml``;
 with ``--namespaces a,b --base BASE`` it writes a kustomize overlay of BASE into DIR instead
-(see ``overlay``). Definitions for kinds outside the catalog need their kinds named:
+(see ``bundle``). Definitions for kinds outside the catalog need their kinds named:
 ``--kinds MyJob.example.com,Other.example.org`` (the same list as ``WLMAP_KINDS``).
 """
 
