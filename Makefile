@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench schema deploy-manifests docs clean
+.PHONY: demo test lint typecheck unit bench schema deploy-manifests lock docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,12 @@ schema: $(STAMP)
 
 deploy-manifests: schema
 	$(BIN)/python -m wlmap.operator.rbac deploy/operator
+
+# The operator image's dependencies, pinned with their hashes for every platform (the
+# Containerfile installs them with --require-hashes); run after changing the dependencies.
+lock: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --extra operator --universal --python-version 3.11 \
+		--generate-hashes --custom-compile-command "make lock" -o requirements/operator.lock
 
 docs: $(STAMP)
 	$(BIN)/python -m wlmap.catalog.reference docs/catalog.md

@@ -12,7 +12,6 @@ creates them.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -30,6 +29,7 @@ import yaml
 from tests.integration.controllers import jobset_children
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.load import min_member
+from tests.integration.serviceaccount import apply, kubeconfig, token
 from tests.integration.testcluster import TestCluster, free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,11 +43,14 @@ KIND_ORDER = (
     "Namespace",
     "CustomResourceDefinition",
     "ServiceAccount",
+    "Role",
     "ClusterRole",
+    "RoleBinding",
     "ClusterRoleBinding",
     "Deployment",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
 )
-APPLY = "application/apply-patch+yaml"
 KAI = ("scheduling.run.ai/v2alpha2", "PodGroup")
 VOLCANO = ("scheduling.volcano.sh/v1beta1", "PodGroup")
 
@@ -64,22 +67,6 @@ def kustomization_objects(folder: Path) -> list[dict[str, Any]]:
             documents = yaml.safe_load_all(path.read_text(encoding="utf-8"))
             objects.extend(d for d in documents if isinstance(d, dict))
     return sorted(objects, key=lambda o: KIND_ORDER.index(o["kind"]))
-
-
-def apply(kube: Kube, obj: Mapping[str, Any], namespace: str | None = None) -> dict[str, Any]:
-    """``kubectl apply --server-side``: create or update through server-side apply."""
-    meta = dict(obj["metadata"])
-    namespace = namespace or meta.get("namespace")
-    path = kube.path(obj["apiVersion"], obj["kind"], namespace, meta["name"])
-    return kube._ok(
-        kube._send(
-            "PATCH",
-            path,
-            params={"fieldManager": "kubectl"},
-            content=json.dumps(dict(obj)),
-            headers={"Content-Type": APPLY},
-        )
-    )
 
 
 @dataclass
@@ -172,22 +159,6 @@ def run_operator(tmp_path: Path) -> Iterator[Any]:
             operator.stop()
 
 
-def service_account_kubeconfig(cluster: TestCluster, token: str, path: Path) -> Path:
-    """A kubeconfig with the cluster's server and CA, and the service account's token."""
-    admin = yaml.safe_load(cluster.kubeconfig.read_text())
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": "cluster", "cluster": admin["clusters"][0]["cluster"]}],
-        "users": [{"name": ACCOUNT, "user": {"token": token}}],
-        "contexts": [{"name": ACCOUNT, "context": {"cluster": "cluster", "user": ACCOUNT}}],
-        "current-context": ACCOUNT,
-    }
-    path.write_text(yaml.safe_dump(config))
-    path.chmod(0o600)
-    return path
-
-
 def owned_groups(
     kube: Kube, kind: tuple[str, str], owner: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
@@ -226,9 +197,15 @@ def install(kube: Kube) -> None:
         "CustomResourceDefinition",
         "CustomResourceDefinition",
         "ServiceAccount",
+        "Role",
         "ClusterRole",
+        "ClusterRole",
+        "RoleBinding",
+        "ClusterRoleBinding",
         "ClusterRoleBinding",
         "Deployment",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
     ]
     for obj in objects:
         apply(kube, obj)
@@ -247,21 +224,15 @@ def as_service_account(cluster: TestCluster, kube: Kube, folder: Path) -> Path:
     create token``, and a kubeconfig holding that token."""
     scale = kube.path("apps/v1", "Deployment", SYSTEM, ACCOUNT) + "/scale"
     merge_patch(kube, scale, {"spec": {"replicas": 0}}, "application/merge-patch+json")
-    request = {
-        "apiVersion": "authentication.k8s.io/v1",
-        "kind": "TokenRequest",
-        "spec": {"expirationSeconds": 3600},
-    }
-    path = f"/api/v1/namespaces/{SYSTEM}/serviceaccounts/{ACCOUNT}/token"
-    token = str(kube._ok(kube._send("POST", path, json=request))["status"]["token"])
-    with cluster.client(token) as client:  # the token is the service account's own
+    secret = token(kube)
+    with cluster.client(secret) as client:  # the token is the service account's own
         review = client.post(
             "/apis/authentication.k8s.io/v1/selfsubjectreviews",
             json={"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"},
         )
         user = review.json()["status"]["userInfo"]["username"]
         assert user == f"system:serviceaccount:{SYSTEM}:{ACCOUNT}"
-    return service_account_kubeconfig(cluster, token, folder / "wlmap-operator.kubeconfig")
+    return kubeconfig(cluster, secret, folder / "wlmap-operator.kubeconfig")
 
 
 def definition_object(kube: Kube, operator: Operator) -> None:

@@ -1,38 +1,57 @@
 """Least-privilege RBAC for the operator, generated from the kinds the definitions name.
 
-The ClusterRole grants exactly what the operator does: it reads (get/list/watch) every root
-kind of the built-in catalog and the pods beside them, patches pods (the group annotation),
+The grants follow the requests the operator sends, verb by verb: it reads (get/list/watch)
+every root kind of the built-in catalog and the pods beside them, patches pods (the link
+annotation; an admission policy, see ``admission``, keeps those patches to that annotation),
 reads the owners a pod's controller chain passes through and the objects definitions refer
-to, lists DRA claims, reads the definition objects and patches their status, manages the
-gang objects of every target, and reads what kopf needs (CRDs, namespaces; it posts events).
+to, lists DRA claims, keeps the gang objects of every target (server-side apply creates and
+patches them; stale ones are deleted), reads the definition objects and patches their status,
+and reads what kopf needs (CRDs, namespaces). Events and its leader-election Lease are
+written in the operator's own namespace.
 
-Run ``python -m wlmap.operator.rbac DIR`` to write ``DIR/rbac.yaml`` (ServiceAccount,
-ClusterRole, ClusterRoleBinding). Definitions for kinds outside the catalog need their kinds
-named: ``--kinds MyJob.example.com,Other.example.org`` (the same list as ``WLMAP_KINDS``).
+The rules come in three roles, so that the same roles serve both modes and only the
+bindings differ:
+
+- ClusterRole ``wlmap-operator``: everything inside a served namespace. Cluster-wide, a
+  ClusterRoleBinding grants it everywhere; namespaced (``--namespaces a,b``), one
+  RoleBinding per served namespace grants it there only.
+- ClusterRole ``wlmap-operator-cluster``: the cluster-scoped reads, always bound
+  cluster-wide: CRDs, namespaces, the definition objects (and their status) and referenced
+  cluster-scoped objects (a ClusterTrainingRuntime).
+- Role ``wlmap-operator-own-namespace`` in ``wlmap-system``: the Lease and events (kopf posts
+  the events of cluster-scoped objects in its own namespace).
+
+Run ``python -m wlmap.operator.rbac DIR`` to write ``DIR/rbac.yaml`` and ``DIR/policy.yaml``;
+with ``--namespaces a,b --base BASE`` it writes a kustomize overlay of BASE into DIR instead
+(see ``bundle``). Definitions for kinds outside the catalog need their kinds named:
+``--kinds MyJob.example.com,Other.example.org`` (the same list as ``WLMAP_KINDS``).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 from wlmap.catalog import builtin_registry
 from wlmap.definitions.registry import Registry
-from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS, parse_kinds
+from wlmap.operator.handlers import NOT_TOP_LEVEL_KINDS
+from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES
 
 NAMESPACE = "wlmap-system"
-NAME = FIELD_MANAGER  # the ServiceAccount, ClusterRole and ClusterRoleBinding
-RBAC_FILE = "rbac.yaml"
+NAME = FIELD_MANAGER  # the ServiceAccount, and the ClusterRole of the namespaced rules
+CLUSTER_ROLE = f"{NAME}-cluster"  # the cluster-scoped reads
+OWN_NAMESPACE_ROLE = f"{NAME}-own-namespace"  # Lease and events in NAMESPACE
+USERNAME = f"system:serviceaccount:{NAMESPACE}:{NAME}"
+RBAC_API = "rbac.authorization.k8s.io"
+LABELS = {"app.kubernetes.io/name": NAME, "app.kubernetes.io/part-of": "wlmap"}
 
 READ = ("get", "list", "watch")
-MANAGE = ("create", "delete", "get", "list", "patch", "update", "watch")
+# Server-side apply creates a missing object (authorized as create) and patches an existing
+# one; stale groups, and an upstream Workload whose immutable spec changed, are deleted.
+GANG = (*READ, "create", "patch", "delete")
 
 # Owners between a pod and its workload that no definition names as a root kind: the
 # operator follows a pod's controller references upwards (GET on each owner) to find the
@@ -85,105 +104,130 @@ class _Grants:
         ]
 
 
-def cluster_role_rules(
+def namespaced_rules(
     registry: Registry | None = None, extra_kinds: Sequence[tuple[str, str]] = ()
 ) -> list[dict[str, Any]]:
-    """The ClusterRole's rules for the definitions of a registry (default: the catalog)."""
+    """The rules of ClusterRole ``wlmap-operator``: what the operator does inside a served
+    namespace, for the definitions of a registry (default: the catalog)."""
     registry = builtin_registry() if registry is None else registry
     grants = _Grants()
     workloads: set[tuple[str, str]] = set(extra_kinds)
-    references: set[tuple[str, str]] = set()
     for entry in registry:
         definition = entry.definition
         structure = definition.spec.structure_definition
         workloads.update((c.kind.group, c.kind.kind) for c in definition.components() if c.kind)
         workloads.update((k.group, k.kind) for k in structure.additional_child_kinds)
-        references.update((r.kind.group, r.kind.kind) for r in structure.references)
     for group, kind in workloads:
-        grants.add(group, [plural(kind)], READ)
-    grants.add("", ["pods"], (*READ, "patch"))  # the pod link annotation
-    for group, kind in sorted(references | set(INTERMEDIATE_OWNERS)):
+        # kinds reached only through their owners are read one by one, never watched
+        grants.add(group, [plural(kind)], ["get"] if (group, kind) in NOT_TOP_LEVEL_KINDS else READ)
+    grants.add("", ["pods"], (*READ, "patch"))  # the pod link annotation, nothing else
+    owners = set(INTERMEDIATE_OWNERS) | {k for k, scoped in _references(registry) if scoped}
+    for group, kind in sorted(owners):
         if not grants.readable(group, plural(kind)):
             grants.add(group, [plural(kind)], ["get"])
     grants.add("resource.k8s.io", ["resourceclaims"], ["list"])  # GPUs claimed through DRA
-    for group, kind in DEFINITION_TYPES:
-        grants.add(group, [plural(kind)], READ)
-        grants.add(group, [f"{plural(kind)}/status"], ["patch"])
     for kinds in GANG_KINDS.values():
         for api_version, kind in kinds:
-            grants.add(api_version.rpartition("/")[0], [plural(kind)], MANAGE)
-    # kopf: resource discovery through CRDs, namespace observation, events it posts
-    grants.add("apiextensions.k8s.io", ["customresourcedefinitions"], READ)
-    grants.add("", ["namespaces"], ["list", "watch"])
-    grants.add("", ["events"], ["create"])
+            grants.add(api_version.rpartition("/")[0], [plural(kind)], GANG)
+    grants.add("", ["events"], ["create", "patch"])  # kopf's events about served objects
     return grants.rules()
 
 
-def manifests(
-    registry: Registry | None = None, extra_kinds: Sequence[tuple[str, str]] = ()
-) -> list[dict[str, Any]]:
-    """ServiceAccount, ClusterRole and ClusterRoleBinding of the operator."""
-    labels = {"app.kubernetes.io/name": NAME, "app.kubernetes.io/part-of": "wlmap"}
-    return [
-        {
-            "apiVersion": "v1",
-            "kind": "ServiceAccount",
-            "metadata": {"name": NAME, "namespace": NAMESPACE, "labels": labels},
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRole",
-            "metadata": {"name": NAME, "labels": labels},
-            "rules": cluster_role_rules(registry, extra_kinds),
-        },
-        {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRoleBinding",
-            "metadata": {"name": NAME, "labels": labels},
-            "roleRef": {
-                "apiGroup": "rbac.authorization.k8s.io",
-                "kind": "ClusterRole",
-                "name": NAME,
-            },
-            "subjects": [{"kind": "ServiceAccount", "name": NAME, "namespace": NAMESPACE}],
-        },
-    ]
+def cluster_rules(registry: Registry | None = None) -> list[dict[str, Any]]:
+    """The rules of ClusterRole ``wlmap-operator-cluster``: the cluster-scoped reads, needed
+    in both modes."""
+    registry = builtin_registry() if registry is None else registry
+    grants = _Grants()
+    for group, kind in sorted(k for k, scoped in _references(registry) if not scoped):
+        grants.add(group, [plural(kind)], ["get"])
+    for group, kind in DEFINITION_TYPES:
+        grants.add(group, [plural(kind)], READ)
+        grants.add(group, [f"{plural(kind)}/status"], ["patch"])
+    # kopf: resources found through CRDs; namespaces observed when serving some of them
+    grants.add("apiextensions.k8s.io", ["customresourcedefinitions"], READ)
+    grants.add("", ["namespaces"], ["list", "watch"])
+    return grants.rules()
 
 
-_GENERATED = (
-    "# Generated by `python -m wlmap.operator.rbac deploy/operator` (`make deploy-manifests`)\n"
-    "# from the kinds the built-in definitions name; do not edit by hand.\n"
-)
+def own_namespace_rules() -> list[dict[str, Any]]:
+    """The rules of Role ``wlmap-operator-own-namespace``: the leader-election Lease, and
+    the events kopf posts there about cluster-scoped objects (the definitions)."""
+    grants = _Grants()
+    grants.add("coordination.k8s.io", ["leases"], ["create", "get", "update"])
+    grants.add("", ["events"], ["create", "patch"])
+    return grants.rules()
 
 
-def render(extra_kinds: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
-    """File name -> content of every generated file."""
-    documents = manifests(extra_kinds=extra_kinds)
+def _references(registry: Registry) -> set[tuple[tuple[str, str], bool]]:
+    """(group, Kind) of every referenced object, and whether it lives in a namespace: a
+    reference without a namespace expression names a cluster-scoped object."""
+    found = set()
+    for entry in registry:
+        for reference in entry.definition.spec.structure_definition.references:
+            scoped = reference.namespace_expression is not None
+            found.add(((reference.kind.group, reference.kind.kind), scoped))
+    return found
+
+
+def _role(kind: str, name: str, rules: list[dict[str, Any]], namespace: str | None = None) -> Any:
+    metadata: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    metadata["labels"] = LABELS
+    return {"apiVersion": f"{RBAC_API}/v1", "kind": kind, "metadata": metadata, "rules": rules}
+
+
+def binding(kind: str, role_kind: str, role: str, namespace: str | None = None) -> Any:
+    """A ClusterRoleBinding or RoleBinding (in ``namespace``) of a role to the operator's
+    service account; the binding is named after the role."""
+    metadata: dict[str, Any] = {"name": role}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    metadata["labels"] = LABELS
     return {
-        RBAC_FILE: _GENERATED + yaml.safe_dump_all(documents, sort_keys=False, explicit_start=True)
+        "apiVersion": f"{RBAC_API}/v1",
+        "kind": kind,
+        "metadata": metadata,
+        "roleRef": {"apiGroup": RBAC_API, "kind": role_kind, "name": role},
+        "subjects": [{"kind": "ServiceAccount", "name": NAME, "namespace": NAMESPACE}],
     }
 
 
-def main(argv: Sequence[str]) -> int:
-    """Write the generated files into a folder."""
-    parser = argparse.ArgumentParser(
-        prog="python -m wlmap.operator.rbac",
-        description="Write the operator's ServiceAccount, ClusterRole and binding.",
+def namespace_bindings(namespaces: Sequence[str]) -> list[dict[str, Any]]:
+    """The namespaced mode's grant of ClusterRole ``wlmap-operator``: one RoleBinding in
+    each served namespace, instead of the cluster-wide ClusterRoleBinding."""
+    return [binding("RoleBinding", "ClusterRole", NAME, ns) for ns in sorted(set(namespaces))]
+
+
+def manifests(
+    registry: Registry | None = None,
+    extra_kinds: Sequence[tuple[str, str]] = (),
+    namespaces: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """ServiceAccount, roles and bindings of the operator: serving the whole cluster, or
+    (``namespaces`` given) those namespaces only."""
+    service_account = {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": NAME, "namespace": NAMESPACE, "labels": LABELS},
+    }
+    served = (
+        namespace_bindings(namespaces)
+        if namespaces
+        else [binding("ClusterRoleBinding", "ClusterRole", NAME)]
     )
-    parser.add_argument("folder", metavar="DIR", type=Path)
-    parser.add_argument(
-        "--kinds",
-        default="",
-        metavar="Kind.group,...",
-        help="kinds outside the catalog to read as well (the operator's WLMAP_KINDS)",
-    )
-    args = parser.parse_args(argv)
-    folder: Path = args.folder
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, content in render(parse_kinds(str(args.kinds).split(","))).items():
-        (folder / name).write_text(content, encoding="utf-8")
-    return 0
+    return [
+        service_account,
+        _role("ClusterRole", NAME, namespaced_rules(registry, extra_kinds)),
+        _role("ClusterRole", CLUSTER_ROLE, cluster_rules(registry)),
+        _role("Role", OWN_NAMESPACE_ROLE, own_namespace_rules(), NAMESPACE),
+        *served,
+        binding("ClusterRoleBinding", "ClusterRole", CLUSTER_ROLE),
+        binding("RoleBinding", "Role", OWN_NAMESPACE_ROLE, NAMESPACE),
+    ]
 
 
 if __name__ == "__main__":
+    from wlmap.operator.bundle import main
+
     raise SystemExit(main(sys.argv[1:]))

@@ -11,6 +11,7 @@ import yaml
 from tests.corpus import CORPUS
 from wlmap.catalog import builtin_registry
 from wlmap.operator import rbac
+from wlmap.operator.bundle import main, render
 from wlmap.operator.settings import parse_kinds
 
 COMMITTED = Path(__file__).resolve().parents[3] / "deploy" / "operator"
@@ -39,10 +40,10 @@ def _crd_names(text: str) -> dict[str, Any]:
     return names
 
 
-@pytest.mark.parametrize("name", sorted(rbac.render()))
+@pytest.mark.parametrize("name", sorted(render()))
 def test_generated_files_have_not_drifted(name: str) -> None:
     committed = (COMMITTED / name).read_text(encoding="utf-8")
-    assert committed == rbac.render()[name], (
+    assert committed == render()[name], (
         f"deploy/operator/{name} is out of date: run `make deploy-manifests` and commit the result"
     )
 
@@ -73,16 +74,24 @@ def test_plural_rule_matches_every_corpus_crd() -> None:
         assert rbac.plural(names["kind"]) == names["plural"], file.name
 
 
+def _all_rules() -> list[dict[str, Any]]:
+    return rbac.namespaced_rules() + rbac.cluster_rules() + rbac.own_namespace_rules()
+
+
 def test_every_catalog_root_kind_is_readable() -> None:
-    rules = rbac.cluster_role_rules()
+    rules = rbac.namespaced_rules()
     for entry in builtin_registry():
         gvk = entry.definition.root_gvk
         assert gvk is not None
-        assert {"get", "list", "watch"} <= _verbs(rules, gvk.group, rbac.plural(gvk.kind)), gvk
+        verbs = _verbs(rules, gvk.group, rbac.plural(gvk.kind))
+        if (gvk.group, gvk.kind) in {("apps", "ReplicaSet")}:
+            assert verbs == {"get"}, gvk  # reached through owners only: never watched
+        else:
+            assert {"get", "list", "watch"} <= verbs, gvk
 
 
 def test_writes_only_what_the_operator_writes() -> None:
-    rules = rbac.cluster_role_rules()
+    rules = _all_rules()
     writes = {"create", "update", "patch", "delete", "deletecollection", "*"}
     written = {
         (group, resource)
@@ -94,6 +103,7 @@ def test_writes_only_what_the_operator_writes() -> None:
     assert written == {
         ("", "pods"),
         ("", "events"),
+        ("coordination.k8s.io", "leases"),
         ("wlmap.dev", "workloadmaps/status"),
         ("run.ai", "kartas/status"),
         ("scheduling.run.ai", "podgroups"),
@@ -102,12 +112,82 @@ def test_writes_only_what_the_operator_writes() -> None:
         ("scheduling.k8s.io", "workloads"),
     }
     assert _verbs(rules, "", "pods") == {"get", "list", "watch", "patch"}
-    assert _verbs(rules, "", "events") == {"create"}
+    assert _verbs(rules, "", "events") == {"create", "patch"}
+    assert _verbs(rules, "scheduling.run.ai", "podgroups") == {
+        "get",
+        "list",
+        "watch",
+        "create",
+        "patch",
+        "delete",
+    }
+    assert all("update" not in rule["verbs"] for rule in rbac.namespaced_rules())
     assert all("*" not in rule["verbs"] + rule["resources"] + rule["apiGroups"] for rule in rules)
 
 
+def test_the_lease_is_granted_in_the_operators_namespace_only() -> None:
+    documents = rbac.manifests()
+    (role,) = [d for d in documents if d["kind"] == "Role"]
+    assert role["metadata"]["namespace"] == rbac.NAMESPACE
+    assert _verbs(role["rules"], "coordination.k8s.io", "leases") == {"get", "create", "update"}
+    cluster_roles = [d for d in documents if d["kind"] == "ClusterRole"]
+    assert len(cluster_roles) == 2
+    for cluster_role in cluster_roles:
+        assert not _verbs(cluster_role["rules"], "coordination.k8s.io", "leases")
+
+
+def test_cluster_scoped_reads_are_apart_from_the_namespaced_rules() -> None:
+    namespaced, cluster = rbac.namespaced_rules(), rbac.cluster_rules()
+    # a cluster-scoped object granted through a RoleBinding would be refused
+    assert _verbs(cluster, "trainer.kubeflow.org", "clustertrainingruntimes") == {"get"}
+    assert not _verbs(namespaced, "trainer.kubeflow.org", "clustertrainingruntimes")
+    assert _verbs(namespaced, "trainer.kubeflow.org", "trainingruntimes") == {"get"}
+    assert _verbs(cluster, "wlmap.dev", "workloadmaps") == {"get", "list", "watch"}
+    assert _verbs(cluster, "apiextensions.k8s.io", "customresourcedefinitions") == {
+        "get",
+        "list",
+        "watch",
+    }
+    assert _verbs(cluster, "", "namespaces") == {"list", "watch"}
+    assert not _verbs(cluster, "", "pods")
+    for file in sorted((CORPUS / "crds").glob("*.yaml")):
+        text = file.read_text(encoding="utf-8")
+        names = _crd_names(text)
+        group = next(
+            line.split(":", 1)[1].strip()
+            for line in text.splitlines()
+            if line.startswith("  group:")
+        )
+        scope = "Cluster" if "\n  scope: Cluster" in text else "Namespaced"
+        rules = namespaced if scope == "Cluster" else cluster
+        assert not _verbs(rules, group, names["plural"]), (file.name, scope)
+
+
+def test_namespaced_mode_binds_the_rules_in_each_served_namespace() -> None:
+    documents = rbac.manifests(namespaces=("team-b", "team-a", "team-b"))
+    bindings = {
+        (d["kind"], d["metadata"].get("namespace"), d["roleRef"]["name"])
+        for d in documents
+        if d["kind"].endswith("Binding")
+    }
+    assert bindings == {
+        ("RoleBinding", "team-a", rbac.NAME),
+        ("RoleBinding", "team-b", rbac.NAME),
+        ("ClusterRoleBinding", None, rbac.CLUSTER_ROLE),
+        ("RoleBinding", rbac.NAMESPACE, rbac.OWN_NAMESPACE_ROLE),
+    }
+    cluster_wide = {
+        (d["kind"], d["metadata"].get("namespace"), d["roleRef"]["name"])
+        for d in rbac.manifests()
+        if d["kind"].endswith("Binding")
+    }
+    assert ("ClusterRoleBinding", None, rbac.NAME) in cluster_wide
+    roles = [d for d in documents if "rules" in d]
+    assert roles == [d for d in rbac.manifests() if "rules" in d]  # only bindings differ
+
+
 def test_intermediate_owners_and_references_are_readable() -> None:
-    rules = rbac.cluster_role_rules()
+    rules = _all_rules()
     assert _verbs(rules, "apps", "replicasets") >= {"get"}
     assert _verbs(rules, "batch", "jobs") >= {"get"}
     assert _verbs(rules, "serving.knative.dev", "revisions") == {"get"}
@@ -117,21 +197,35 @@ def test_intermediate_owners_and_references_are_readable() -> None:
 def test_extra_kinds_are_readable() -> None:
     kinds = parse_kinds(["MyJob.example.com", " Widget ", ""])
     assert kinds == [("example.com", "MyJob"), ("", "Widget")]
-    rules = rbac.cluster_role_rules(extra_kinds=kinds)
+    rules = rbac.namespaced_rules(extra_kinds=kinds)
     assert _verbs(rules, "example.com", "myjobs") == {"get", "list", "watch"}
     assert _verbs(rules, "", "widgets") == {"get", "list", "watch"}
 
 
 def test_main_writes_the_manifests(tmp_path: Path) -> None:
-    assert rbac.main([str(tmp_path), "--kinds", "MyJob.example.com"]) == 0
-    documents = list(yaml.safe_load_all((tmp_path / rbac.RBAC_FILE).read_text()))
-    assert [d["kind"] for d in documents] == ["ServiceAccount", "ClusterRole", "ClusterRoleBinding"]
+    assert main([str(tmp_path), "--kinds", "MyJob.example.com"]) == 0
+    documents = list(yaml.safe_load_all((tmp_path / "rbac.yaml").read_text()))
+    assert [d["kind"] for d in documents] == [
+        "ServiceAccount",
+        "ClusterRole",
+        "ClusterRole",
+        "Role",
+        "ClusterRoleBinding",
+        "ClusterRoleBinding",
+        "RoleBinding",
+    ]
     assert documents[0]["metadata"] == {
         "name": "wlmap-operator",
         "namespace": "wlmap-system",
         "labels": documents[0]["metadata"]["labels"],
     }
-    assert documents[2]["subjects"] == [
-        {"kind": "ServiceAccount", "name": "wlmap-operator", "namespace": "wlmap-system"}
-    ]
+    for binding in documents[4:]:
+        assert binding["subjects"] == [
+            {"kind": "ServiceAccount", "name": "wlmap-operator", "namespace": "wlmap-system"}
+        ]
     assert _verbs(documents[1]["rules"], "example.com", "myjobs") == {"get", "list", "watch"}
+    policy = list(yaml.safe_load_all((tmp_path / "policy.yaml").read_text()))
+    assert [d["kind"] for d in policy] == [
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+    ]

@@ -1,0 +1,68 @@
+"""The overlay that serves chosen namespaces: rendered by kustomize itself where kubectl is
+installed, and the generator's refusals of bad arguments."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from wlmap.operator import rbac
+from wlmap.operator.admission import policy_manifests
+from wlmap.operator.bundle import main
+
+BASE = Path(__file__).resolve().parents[3] / "deploy" / "operator"
+
+
+def _key(obj: dict[str, Any]) -> tuple[str, str, str]:
+    meta = obj["metadata"]
+    return (obj["kind"], str(meta.get("namespace")), meta["name"])
+
+
+def test_the_overlay_binds_the_rules_in_the_served_namespaces(tmp_path: Path) -> None:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl (with its built-in kustomize) is not installed")
+    overlay = tmp_path / "serving-two"
+    assert main([str(overlay), "--namespaces", "team-b,team-a", "--base", str(BASE)]) == 0
+    built = subprocess.run(
+        [kubectl, "kustomize", str(overlay)], check=True, capture_output=True, text=True
+    )
+    objects = {_key(o): o for o in yaml.safe_load_all(built.stdout) if o}
+    expected = rbac.manifests(namespaces=("team-a", "team-b")) + policy_manifests()
+    for obj in expected:
+        assert objects.get(_key(obj)) == obj, _key(obj)
+    assert ("ClusterRoleBinding", "None", rbac.NAME) not in objects
+    deployment = objects[("Deployment", rbac.NAMESPACE, rbac.NAME)]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["WLMAP_NAMESPACES"] == "team-a,team-b"
+    assert env["WLMAP_TARGET"] == "kai"  # the base's settings stay
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--namespaces", "Team_A"], "not a namespace name: Team_A"),
+        (["--namespaces", "a", "--kinds", "MyJob.example.com"], "--kinds belongs to the base"),
+        (["--namespaces", "a", "--base", "nowhere"], "no kustomization.yaml there"),
+    ],
+)
+def test_bad_arguments_are_refused_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main([str(tmp_path / "overlay"), *arguments])
+    assert stopped.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "overlay").exists()
+
+
+def test_the_overlay_needs_its_own_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main([str(BASE), "--namespaces", "a", "--base", str(BASE)])
+    assert "a folder of its own" in capsys.readouterr().err
