@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.corpus import corpus_path
 from tests.integration.kube import Kube
 from tests.integration.operator_process import OperatorProcess
 from tests.integration.testcluster import TestCluster, build_binaries, remove
@@ -32,6 +33,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestCluster]:
+    for name in TEST_CRDS:  # skip before building a server the tests could not use
+        corpus_path(f"crds/{name}")
     folder = tmp_path_factory.mktemp("apiserver")
     server = TestCluster(build_binaries(), folder)
     try:
