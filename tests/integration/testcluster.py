@@ -62,7 +62,7 @@ def build_binaries(progress: Callable[[str], None] | None = None) -> Path:
     if script.returncode == MISSING_GO:
         raise BuildUnavailable(
             "the integration tests need Go to build kube-apiserver and etcd once "
-            f"({BUILD_SCRIPT.name}), and the go command is not on PATH"
+            f"(scripts/{BUILD_SCRIPT.name}), and the go command is not on PATH"
         )
     if script.returncode != 0:
         raise RuntimeError(
