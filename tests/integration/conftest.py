@@ -32,9 +32,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def terminal(config: pytest.Config) -> Callable[[str], None] | None:
-    """Writes whole lines to pytest's terminal, which output capture does not hide."""
+    """Writes whole lines to pytest's terminal, past the output capture of the test run."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    return None if reporter is None else reporter.write_line
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None or capture is None:
+        return None
+
+    def write(line: str) -> None:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(line)
+
+    return write
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ import pytest
 from tests.integration.testcluster import (
     BUILD_SCRIPT,
     MISSING_GO,
+    REPO,
     BuildUnavailable,
     build_binaries,
 )
@@ -230,3 +232,34 @@ def test_a_failed_build_is_reported_with_its_output_and_leaves_nothing_half_buil
     monkeypatch.delenv("FAKE_GO_FAIL")
     cache.release.touch()
     assert build_binaries(progress=lambda _: None) == cache.out  # the lock was released
+
+
+PROBE = """
+from tests.integration.conftest import terminal
+
+def test_probe(pytestconfig):
+    write = terminal(pytestconfig)
+    assert write is not None
+    write("build-apiserver: [00:00] shown while the output is captured")
+"""
+
+
+def test_the_fixture_shows_progress_on_the_terminal_while_output_is_captured(
+    tmp_path: Path,
+) -> None:
+    # the cluster fixture hands this writer to build_binaries; a test that passes shows no
+    # captured output, so the line is on the terminal only if it went past the capture
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(PROBE)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    done = subprocess.run(
+        [*command, "--rootdir", str(tmp_path), str(probe)],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=SAFETY,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    assert "build-apiserver: [00:00] shown while the output is captured" in done.stdout
