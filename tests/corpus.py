@@ -76,7 +76,8 @@ def corpus_crd_files() -> dict[tuple[str, str], Path]:
 
 @cache
 def corpus_crd(group: str, kind: str) -> dict[str, Any]:
-    """The corpus CRD of ``group``/``kind``, parsed once per run; skips when absent."""
+    """The corpus CRD of ``group``/``kind``, parsed once per run and shared by the tests
+    (which only read it); skips when absent."""
     path = corpus_crd_files().get((group, kind))
     if path is None:
         pytest.skip(missing("crds") if not CORPUS.is_dir() else f"no CRD of {kind}.{group}")
