@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.corpus import CORPUS, corpus_object, corpus_path
+from tests.corpus import CORPUS, corpus_object, corpus_path, missing
 from wlmap.catalog import builtin_registry
 from wlmap.sources import Inventory, read_manifests
 from wlmap.workload import interpret
@@ -581,7 +581,7 @@ def test_rows_name_each_workload_once() -> None:
 def gpu_files() -> set[str]:
     sources = CORPUS / "SOURCES.tsv"
     if not sources.is_file():
-        pytest.skip("the corpus is not beside the checkout")
+        pytest.skip(missing("SOURCES.tsv"))
     with sources.open(encoding="utf-8", newline="") as handle:
         return {
             r["local_path"] for r in csv.DictReader(handle, delimiter="\t") if r["has_gpu"] == "yes"

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.corpus import corpus_path
 from tests.integration.kube import Kube
 from tests.integration.operator_process import OperatorProcess
-from tests.integration.testcluster import TestCluster, build_binaries, remove
+from tests.integration.testcluster import BuildUnavailable, TestCluster, build_binaries, remove
 from tests.integration.wlmapcli import Wlmap, fixed_terminal
 
 # CRDs of the kinds the integration tests create (all from the corpus).
@@ -32,10 +33,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.integration)
 
 
+def terminal(config: pytest.Config) -> Callable[[str], None] | None:
+    """Writes whole lines to pytest's terminal, past the output capture of the test run."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None or capture is None:
+        return None
+
+    def write(line: str) -> None:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(line)
+
+    return write
+
+
 @pytest.fixture(scope="session")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestCluster]:
+def cluster(
+    tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config
+) -> Iterator[TestCluster]:
+    for name in TEST_CRDS:  # skip before building a server the tests could not use
+        corpus_path(f"crds/{name}")
+    try:  # the first run builds for minutes (or waits for another run's build): show it
+        binaries = build_binaries(progress=terminal(pytestconfig))
+    except BuildUnavailable as missing_go:
+        pytest.skip(str(missing_go))
     folder = tmp_path_factory.mktemp("apiserver")
-    server = TestCluster(build_binaries(), folder)
+    server = TestCluster(binaries, folder)
     try:
         server.start()
         with server.client() as client:

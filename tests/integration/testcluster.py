@@ -13,7 +13,10 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,12 +30,45 @@ BUILD_SCRIPT = REPO / "scripts" / "build-apiserver.sh"
 ADMIN_TOKEN = "wlmap-test-admin"
 VIEWER_TOKEN = "wlmap-test-viewer"
 READY_TIMEOUT = 120.0
+MISSING_GO = 3  # the build script's exit status when it needs the go command
 
 
-def build_binaries() -> Path:
-    """The folder holding kube-apiserver and etcd, built on first use."""
-    done = subprocess.run(["bash", str(BUILD_SCRIPT)], check=True, capture_output=True, text=True)
-    return Path(done.stdout.strip().splitlines()[-1])
+class BuildUnavailable(RuntimeError):
+    """The binaries are not built and cannot be: the go command is missing."""
+
+
+def build_binaries(progress: Callable[[str], None] | None = None) -> Path:
+    """The folder holding kube-apiserver and etcd, built on first use.
+
+    Args:
+        progress: called with each of the script's progress lines while it builds (or waits
+            for another run's build); they go to stderr when not given.
+
+    Raises:
+        BuildUnavailable: the go command is needed and missing.
+        RuntimeError: the build failed; the message ends with the script's last lines.
+    """
+    say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    tail: deque[str] = deque(maxlen=40)
+    with subprocess.Popen(
+        ["bash", str(BUILD_SCRIPT)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as script:
+        assert script.stdout is not None and script.stderr is not None
+        for line in script.stderr:  # the script's progress, as it happens
+            tail.append(line.rstrip("\n"))
+            if line.startswith("build-apiserver:"):
+                say(line.rstrip("\n"))
+        out = script.stdout.read()
+    if script.returncode == MISSING_GO:
+        raise BuildUnavailable(
+            "the integration tests need Go to build kube-apiserver and etcd once "
+            f"(scripts/{BUILD_SCRIPT.name}), and the go command is not on PATH"
+        )
+    if script.returncode != 0:
+        raise RuntimeError(
+            f"{BUILD_SCRIPT.name} failed with exit status {script.returncode}:\n" + "\n".join(tail)
+        )
+    return Path(out.strip().splitlines()[-1])
 
 
 def free_port() -> int:
@@ -222,4 +258,12 @@ def remove(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-__all__ = ["ADMIN_TOKEN", "VIEWER_TOKEN", "TestCluster", "build_binaries", "remove"]
+__all__ = [
+    "ADMIN_TOKEN",
+    "MISSING_GO",
+    "VIEWER_TOKEN",
+    "BuildUnavailable",
+    "TestCluster",
+    "build_binaries",
+    "remove",
+]

@@ -49,6 +49,8 @@ _KNOWN_KEYS = frozenset(
         "resume",
     }
 )
+# libyaml's safe loader when present: the same documents, parsed about ten times faster.
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ def load_cases(folder: str | Path) -> list[Case]:
 
 def _load(path: Path, root: Path) -> Case:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ManifestError(f"{path}: cannot read the case: {exc}") from None
     if not isinstance(data, Mapping):

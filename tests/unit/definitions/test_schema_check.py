@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
-from tests.corpus import corpus_path
+from tests.corpus import corpus_crd
 from tests.unit.definitions.samples import child, root, sample
 from wlmap.definitions import definition_from_mapping
 from wlmap.definitions.schema_check import crd_problems
 
 
 def jobset_crd() -> dict[str, Any]:
-    crd: dict[str, Any] = yaml.safe_load(
-        corpus_path("crds/jobset.x-k8s.io_jobsets.yaml").read_text()
-    )
-    return crd
+    """The corpus JobSet CRD, parsed once for all these tests (crd_problems only reads it)."""
+    return corpus_crd("jobset.x-k8s.io", "JobSet")
 
 
 def jobset_sample() -> dict[str, Any]:

@@ -11,21 +11,21 @@ import jq
 import pytest
 import yaml
 
-_CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
+from tests.corpus import CORPUS, LOADER, missing
 
 
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
     """The shared corpus of upstream manifests; tests using it skip when it is absent."""
-    if not _CORPUS.is_dir():
-        pytest.skip("shared corpus not available")
-    return _CORPUS
+    if not CORPUS.is_dir():
+        pytest.skip(missing())
+    return CORPUS
 
 
 def load_objects(path: Path) -> list[dict[str, Any]]:
     """Every Kubernetes object (a mapping with a ``kind``) in a YAML file."""
     with path.open(encoding="utf-8") as handle:
-        docs = list(yaml.safe_load_all(handle))
+        docs = list(yaml.load_all(handle, Loader=LOADER))
     return [doc for doc in docs if isinstance(doc, dict) and "kind" in doc]
 
 

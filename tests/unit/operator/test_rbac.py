@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, missing
 from wlmap.catalog import builtin_registry
 from wlmap.operator import rbac
 from wlmap.operator.bundle import main, render
@@ -68,7 +68,7 @@ def test_plural_rule(kind: str, expected: str) -> None:
 def test_plural_rule_matches_every_corpus_crd() -> None:
     files = sorted((CORPUS / "crds").glob("*.yaml"))
     if not files:
-        pytest.skip("the corpus CRDs are not available")
+        pytest.skip(missing("crds"))
     for file in files:
         names = _crd_names(file.read_text(encoding="utf-8"))
         assert rbac.plural(names["kind"]) == names["plural"], file.name

@@ -4,31 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests.corpus import LOADER, corpus_path
 from tests.unit.workload.podfactory import container
 from wlmap.errors import WorkloadShapeError
 from wlmap.workload.gpus import is_gpu_resource, mig_profile
 from wlmap.workload.resources import pod_resources, total
-
-CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
 
 Pod = tuple[Mapping[str, Any], Mapping[str, Any]]
 
 
 def load(relative: str) -> tuple[list[Pod], dict[str, Mapping[str, Any]], list[int]]:
     """Pod specs with their metadata, claim objects by name, and replica counts of a file."""
-    path = CORPUS / relative
-    if not path.is_file():
-        pytest.skip(f"corpus file {relative} is not available")
+    path = corpus_path(relative)
     pods: list[Pod] = []
     replicas: list[int] = []
     claims: dict[str, Mapping[str, Any]] = {}
-    for doc in yaml.safe_load_all(path.read_text()):
+    for doc in yaml.load_all(path.read_text(), Loader=LOADER):
         if not doc:
             continue
         if doc["kind"] in {"ResourceClaim", "ResourceClaimTemplate"}:
