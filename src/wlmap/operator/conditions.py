@@ -1,5 +1,6 @@
 """The status the operator writes on definition objects: conditions ``Validated`` (with
-every validation message) and ``CRDExists``, and which generation is in use."""
+every validation message) and ``CRDExists``, and which generation is in use. (``Degraded``,
+set while workloads fail to evaluate, is written by ``reports`` and kept here.)"""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ MAX_MESSAGE = 4000
 
 
 def condition(
-    previous: Sequence[Mapping[str, Any]], kind: str, ok: bool, reason: str, message: str
+    previous: Sequence[Mapping[str, Any]], kind: str, holds: bool, reason: str, message: str
 ) -> dict[str, Any]:
-    """A condition; its transition time moves only when its status changes."""
-    status = "True" if ok else "False"
+    """A condition (status ``True`` when it holds); its transition time moves only when its
+    status changes."""
+    status = "True" if holds else "False"
     before = next((c for c in previous if c.get("type") == kind), None)
     moved = before is None or before.get("status") != status
     since = _now() if before is None or moved else before.get("lastTransitionTime", _now())
@@ -58,6 +60,8 @@ def definition_status(
                 else "the cluster does not serve the root kind: is its CRD installed?",
             )
         )
+    computed = {c["type"] for c in conditions}
+    conditions += [dict(c) for c in previous if c.get("type") not in computed | {"CRDExists"}]
     return {
         "conditions": conditions,
         "observedGeneration": (obj.get("metadata") or {}).get("generation"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,8 @@ from wlmap.errors import ClusterError, DefinitionError, WlmapError, WorkloadNotF
 from wlmap.operator.conditions import definition_status
 from wlmap.operator.login import login
 from wlmap.operator.queue import WorkQueue
-from wlmap.operator.reconcile import forget, reconcile
+from wlmap.operator.reconcile import Outcome, forget, reconcile
+from wlmap.operator.reports import Reports, post_event, set_degraded
 from wlmap.operator.settings import Settings
 from wlmap.operator.store import DefinitionStore
 from wlmap.sources.cluster import (
@@ -30,6 +31,7 @@ from wlmap.sources.cluster import (
     Cluster,
     Discovery,
     discover,
+    list_objects,
     origin_of,
     parse_stored,
 )
@@ -54,6 +56,7 @@ class State:
     discovery: Discovery | None = None
     queue: WorkQueue = field(default_factory=WorkQueue)
     later: set[asyncio.Task[None]] = field(default_factory=set)
+    reports: Reports = field(default_factory=Reports)
     reconciled: int = 0
     failures: int = 0
 
@@ -103,8 +106,10 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
         obj = dict(event.get("object") or {})
         origin = origin_of(obj)
         if event.get("type") == "DELETED":
-            state.store.forget(origin)
+            dropped = state.store.forget(origin)
             log.info("definition removed", extra={"definition": origin})
+            if dropped is not None and dropped.root_gvk is not None:
+                await _requeue(state, {(dropped.root_gvk.group, dropped.root_gvk.kind)})
             return
         problems = []
         definition = None
@@ -114,8 +119,9 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
         except DefinitionError as exc:
             problems = list(exc.problems)
         generation = (obj.get("metadata") or {}).get("generation")
+        changed = False
         if definition is not None:
-            state.store.accept(origin, definition, generation)
+            changed = state.store.accept(origin, definition, generation)
             log.info("definition in use", extra={"definition": origin, "generation": generation})
         else:
             log.warning(
@@ -136,6 +142,8 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
             )
         status = definition_status(obj, problems, crd, state.store.generation_in_use(origin))
         await _retrying(state, lambda: _patch_status(state, obj, status))
+        if changed and crd and definition is not None and definition.root_gvk is not None:
+            await _requeue(state, {(definition.root_gvk.group, definition.root_gvk.kind)})
 
     return on_definition
 
@@ -152,9 +160,7 @@ def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
         if event.get("type") == "DELETED" or terminating:  # a gang for nothing holds capacity
             await _submit(state, uid, lambda: forget(cluster, discovery, state.settings, obj))
             return
-        await _submit(
-            state, uid, lambda: reconcile(cluster, discovery, state.store, state.settings, obj)
-        )
+        await _submit(state, uid, _reconcile_step(state, obj))
 
     return on_workload
 
@@ -164,19 +170,75 @@ def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
         if event.get("type") == "DELETED":
             return
         pod = dict(event.get("object") or {})
-        if not (pod.get("metadata") or {}).get("ownerReferences"):
+        meta = pod.get("metadata") or {}
+        if not meta.get("ownerReferences"):
             return
         owner = await _top_owner(state, pod)
         if owner is not None:
-            assert state.cluster is not None and state.discovery is not None
-            cluster, discovery = state.cluster, state.discovery
-            await _submit(
-                state,
-                str((owner.get("metadata") or {}).get("uid")),
-                lambda: reconcile(cluster, discovery, state.store, state.settings, owner),
-            )
+            uid = str((owner.get("metadata") or {}).get("uid"))
+            await _submit(state, uid, _reconcile_step(state, owner))
 
     return on_pod
+
+
+def _reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitable[None]]:
+    """Reconcile one workload and tell the user what was refused."""
+
+    async def step() -> None:
+        assert state.cluster is not None and state.discovery is not None
+        cluster, discovery = state.cluster, state.discovery
+        outcome = await reconcile(cluster, discovery, state.store, state.settings, obj)
+        if outcome is not None:
+            await _report(state, obj, outcome)
+
+    return step
+
+
+async def _report(state: State, obj: Mapping[str, Any], outcome: Outcome) -> None:
+    """Log and record an Event for each new refusal; keep the definition's ``Degraded``
+    condition in step with which of its workloads fail to evaluate."""
+    assert state.cluster is not None and state.discovery is not None
+    meta = obj.get("metadata") or {}
+    uid = str(meta.get("uid"))
+    for refusal in state.reports.new(uid, outcome.refusals):
+        log.warning(
+            "%s: %s",
+            refusal.reason,
+            refusal.message,
+            extra={"workload": f"{obj.get('kind')}/{meta.get('namespace')}/{meta.get('name')}"},
+        )
+        await post_event(state.cluster, obj, refusal)
+    if state.reports.evaluated(outcome.origin, uid, outcome.evaluation_failure):
+        failing = state.reports.failing[outcome.origin]
+        await set_degraded(state.cluster, state.discovery, outcome.origin, failing)
+
+
+async def _requeue(
+    state: State, kinds: Iterable[tuple[str, str]], namespaces: Iterable[str] | None = None
+) -> None:
+    """Queue every workload of these kinds again (their definition changed). Each runs as
+    its own task: the caller does not wait for them."""
+    assert state.cluster is not None and state.discovery is not None
+    where = tuple(namespaces or state.settings.namespaces) or (None,)
+    for group, kind in sorted(kinds):
+        resource = state.discovery.find(group, kind)
+        if resource is None:
+            continue
+        for namespace in where:
+            try:
+                objects = await list_objects(state.cluster, resource, namespace)
+            except ClusterError as exc:
+                log.warning("cannot list %s to reconcile it again: %s", kind, exc)
+                continue
+            for obj in objects:
+                meta = obj.get("metadata") or {}
+                if meta.get("deletionTimestamp") or _owned_by_mapped(state, obj):
+                    continue
+                task = asyncio.get_running_loop().create_task(
+                    _submit(state, str(meta.get("uid")), _reconcile_step(state, obj))
+                )
+                state.later.add(task)
+                task.add_done_callback(state.later.discard)
 
 
 async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:
