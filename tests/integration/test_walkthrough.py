@@ -318,6 +318,10 @@ def test_walkthrough(cluster: TestCluster, kube: Kube, run_operator: Any, tmp_pa
     kube.install_crds(["jobset.x-k8s.io_jobsets.yaml", "scheduling.run.ai_podgroups.yaml"])
     install(kube)  # 2, 3
     kube.namespace(DEMO)  # 4. kubectl create namespace demo
+    kube.patch(  # kubectl label namespace demo wlmap.dev/serve=true
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": DEMO}},
+        {"metadata": {"labels": {"wlmap.dev/serve": "true"}}},
+    )
     kubeconfig = as_service_account(cluster, kube, tmp_path)  # 5
     operator: Operator = run_operator(kubeconfig, "kai")
 

@@ -24,6 +24,7 @@ from wlmap.operator.login import login
 from wlmap.operator.queue import WorkQueue
 from wlmap.operator.reconcile import Outcome, forget, reconcile
 from wlmap.operator.reports import Reports, post_event, set_degraded
+from wlmap.operator.scope import GANG_LABEL
 from wlmap.operator.settings import Settings
 from wlmap.operator.store import DefinitionStore
 from wlmap.sources.cluster import (
@@ -57,12 +58,25 @@ class State:
     queue: WorkQueue = field(default_factory=WorkQueue)
     later: set[asyncio.Task[None]] = field(default_factory=set)
     reports: Reports = field(default_factory=Reports)
+    kinds: set[tuple[str, str]] = field(default_factory=set)
+    namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     reconciled: int = 0
     failures: int = 0
+
+    def serves(self, obj: Mapping[str, Any]) -> bool:
+        """Whether a workload is in scope (its namespace's labels as last seen)."""
+        namespace = (obj.get("metadata") or {}).get("namespace")
+        return self.settings.scope.serves(obj, self.namespace_labels.get(str(namespace)))
+
+    def serves_namespace(self, namespace: str | None) -> bool:
+        """Whether a namespace is in scope."""
+        labels = self.namespace_labels.get(str(namespace))
+        return self.settings.scope.namespace_served(namespace, labels)
 
 
 def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str, str]]) -> None:
     """Register every handler: definitions, the workload kinds, and pods."""
+    state.kinds = set(kinds)
 
     @kopf.on.login(registry=registry)
     def on_login(**kwargs: Any) -> kopf.ConnectionInfo | None:
@@ -77,6 +91,11 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
         settings.networking.request_timeout = 30
         state.cluster = await Cluster.connect(state.settings.kubeconfig, state.settings.context)
         state.discovery = await discover(state.cluster)
+        namespaces = state.discovery.find("", "Namespace")
+        if namespaces is not None:  # before the watches start: their first events need it
+            for found in await list_objects(state.cluster, namespaces):
+                meta = found.get("metadata") or {}
+                state.namespace_labels[str(meta.get("name"))] = dict(meta.get("labels") or {})
 
     @kopf.on.cleanup(registry=registry)
     async def cleanup(**_: Any) -> None:
@@ -87,6 +106,7 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
     def reconciled(**_: Any) -> int:
         return state.reconciled
 
+    kopf.on.event("", "v1", "namespaces", registry=registry)(_namespace_handler(state))
     for group, kind in DEFINITION_TYPES:
         kopf.on.event(group=group, kind=kind, registry=registry)(_definition_handler(state))
     for group, kind in sorted(kinds):
@@ -148,6 +168,25 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
     return on_definition
 
 
+def _namespace_handler(state: State) -> Callable[..., Awaitable[None]]:
+    async def on_namespace(event: Mapping[str, Any], **_: Any) -> None:
+        meta = (event.get("object") or {}).get("metadata") or {}
+        name = str(meta.get("name"))
+        before = (
+            state.serves_namespace(name),
+            state.namespace_labels.get(name, {}).get(GANG_LABEL),
+        )
+        if event.get("type") == "DELETED":
+            state.namespace_labels.pop(name, None)
+            return
+        state.namespace_labels[name] = dict(meta.get("labels") or {})
+        after = (state.serves_namespace(name), state.namespace_labels[name].get(GANG_LABEL))
+        if after[0] and after != before:  # opted in (or core kinds opted in): catch up
+            await _requeue(state, state.kinds, (name,))
+
+    return on_namespace
+
+
 def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
     async def on_workload(event: Mapping[str, Any], **_: Any) -> None:
         obj = dict(event.get("object") or {})
@@ -158,9 +197,11 @@ def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
         uid = str((obj.get("metadata") or {}).get("uid"))
         terminating = (obj.get("metadata") or {}).get("deletionTimestamp")
         if event.get("type") == "DELETED" or terminating:  # a gang for nothing holds capacity
-            await _submit(state, uid, lambda: forget(cluster, discovery, state.settings, obj))
+            if state.serves_namespace((obj.get("metadata") or {}).get("namespace")):
+                await _submit(state, uid, lambda: forget(cluster, discovery, state.settings, obj))
             return
-        await _submit(state, uid, _reconcile_step(state, obj))
+        if state.serves(obj):
+            await _submit(state, uid, _reconcile_step(state, obj))
 
     return on_workload
 
@@ -171,10 +212,10 @@ def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
             return
         pod = dict(event.get("object") or {})
         meta = pod.get("metadata") or {}
-        if not meta.get("ownerReferences"):
+        if not meta.get("ownerReferences") or not state.serves_namespace(meta.get("namespace")):
             return
         owner = await _top_owner(state, pod)
-        if owner is not None:
+        if owner is not None and state.serves(owner):
             uid = str((owner.get("metadata") or {}).get("uid"))
             await _submit(state, uid, _reconcile_step(state, owner))
 
@@ -216,10 +257,10 @@ async def _report(state: State, obj: Mapping[str, Any], outcome: Outcome) -> Non
 async def _requeue(
     state: State, kinds: Iterable[tuple[str, str]], namespaces: Iterable[str] | None = None
 ) -> None:
-    """Queue every workload of these kinds again (their definition changed). Each runs as
-    its own task: the caller does not wait for them."""
+    """Queue every served workload of these kinds again (their definition changed, their
+    namespace was opted in). Each runs as its own task: the caller does not wait for them."""
     assert state.cluster is not None and state.discovery is not None
-    where = tuple(namespaces or state.settings.namespaces) or (None,)
+    where = tuple(namespaces or state.settings.scope.namespaces) or (None,)
     for group, kind in sorted(kinds):
         resource = state.discovery.find(group, kind)
         if resource is None:
@@ -233,6 +274,8 @@ async def _requeue(
             for obj in objects:
                 meta = obj.get("metadata") or {}
                 if meta.get("deletionTimestamp") or _owned_by_mapped(state, obj):
+                    continue
+                if not state.serves(obj):
                     continue
                 task = asyncio.get_running_loop().create_task(
                     _submit(state, str(meta.get("uid")), _reconcile_step(state, obj))
