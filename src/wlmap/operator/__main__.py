@@ -12,9 +12,10 @@ import click
 import kopf
 
 from wlmap.errors import WlmapError
-from wlmap.operator.handlers import NOT_TOP_LEVEL_KINDS, State, register
+from wlmap.operator.handlers import NOT_TOP_LEVEL_KINDS, register
 from wlmap.operator.scope import NEVER_SERVED_KINDS
 from wlmap.operator.settings import SYNC_TARGETS, Settings, parse_kinds
+from wlmap.operator.state import State
 from wlmap.sources.cluster import Cluster, discover, read_stored
 
 
