@@ -278,8 +278,14 @@ def definition_object(kube: Kube, operator: Operator) -> None:
 
     try:
         apply(kube, definition)
-        stored = wait_for(operator.watching(lambda: status_of(1)), "the definition's status")
-        assert conditions(stored) == {"Validated": "True", "CRDExists": "True"}
+
+        # Degraded is written once the JobSet of step 6 was evaluated under the definition
+        def evaluated() -> dict[str, Any] | None:
+            found = status_of(1)
+            return found if found and "Degraded" in conditions(found) else None
+
+        stored = wait_for(operator.watching(evaluated), "the definition's status")
+        assert conditions(stored) == {"Validated": "True", "CRDExists": "True", "Degraded": "False"}
         assert stored["status"]["generationInUse"] == 1
         broken = [
             {

@@ -1,6 +1,6 @@
 """The status the operator writes on definition objects: conditions ``Validated`` (with
-every validation message) and ``CRDExists``, and which generation is in use. (``Degraded``,
-set while workloads fail to evaluate, is written by ``reports`` and kept here.)"""
+every validation message) and ``CRDExists``, and which generation is in use. and ``Degraded``
+while workloads fail to evaluate under the definition."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from wlmap.errors import Problem
 
 MAX_MESSAGE = 4000
+DEGRADED = "Degraded"
 
 
 def condition(
@@ -31,13 +32,32 @@ def condition(
     }
 
 
+def degraded_condition(
+    previous: Sequence[Mapping[str, Any]], failures: Mapping[str, str]
+) -> dict[str, Any]:
+    """``Degraded``: True while some workload fails to evaluate under the definition."""
+    if failures:
+        first = next(iter(failures.values()))
+        message = f"{len(failures)} workload(s) cannot be evaluated; first: {first}"
+        return condition(previous, DEGRADED, True, "EvaluationFailed", message)
+    message = "every workload evaluates cleanly"
+    return condition(previous, DEGRADED, False, "EvaluatedCleanly", message)
+
+
 def definition_status(
     obj: Mapping[str, Any],
     problems: Sequence[Problem],
     crd_exists: bool | None,
     in_use_generation: int | None,
+    failures: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The status of a definition object after validating its current generation."""
+    """The status of a definition object after validating its current generation.
+
+    ``failures`` (workload uid -> message) gives ``Degraded``; None when no workload of the
+    definition was evaluated since start (the condition in ``obj`` is kept then). Both
+    writers of ``Degraded`` compute it from the same record, so a handler reading an
+    older version of the object cannot undo the other's write.
+    """
     previous = (obj.get("status") or {}).get("conditions") or []
     errors = [p for p in problems if p.severity == "error"]
     validated = condition(
@@ -60,6 +80,8 @@ def definition_status(
                 else "the cluster does not serve the root kind: is its CRD installed?",
             )
         )
+    if failures is not None:
+        conditions.append(degraded_condition(previous, failures))
     computed = {c["type"] for c in conditions}
     conditions += [dict(c) for c in previous if c.get("type") not in computed | {"CRDExists"}]
     return {

@@ -17,9 +17,11 @@ import kopf
 from wlmap.definitions.validation import validate_definition
 from wlmap.errors import DefinitionError
 from wlmap.operator.conditions import definition_status
+from wlmap.operator.drift import gang_handler
 from wlmap.operator.login import login
 from wlmap.operator.reconcile import forget
 from wlmap.operator.scope import GANG_LABEL
+from wlmap.operator.settings import GANG_KINDS, WORKLOAD_UID_LABEL
 from wlmap.operator.state import State
 from wlmap.operator.steps import (
     is_mapped,
@@ -71,6 +73,15 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
         return state.reconciled
 
     kopf.on.event("", "v1", "namespaces", registry=registry)(_namespace_handler(state))
+    for api_version, kind in GANG_KINDS[state.settings.target]:
+        group, _, version = api_version.rpartition("/")
+        kopf.on.event(
+            group=group,
+            version=version,
+            kind=kind,
+            labels={WORKLOAD_UID_LABEL: kopf.PRESENT},
+            registry=registry,
+        )(gang_handler(state))
     for group, kind in DEFINITION_TYPES:
         kopf.on.event(group=group, kind=kind, registry=registry)(_definition_handler(state))
     for group, kind in sorted(kinds):
@@ -124,7 +135,9 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
                 state.discovery.find(definition.root_gvk.group, definition.root_gvk.kind)
                 is not None
             )
-        status = definition_status(obj, problems, crd, state.store.generation_in_use(origin))
+        in_use = state.store.generation_in_use(origin)
+        failures = state.reports.failures(origin)
+        status = definition_status(obj, problems, crd, in_use, failures)
         await retrying(state, lambda: _patch_status(state, obj, status))
         if changed and crd and definition is not None and definition.root_gvk is not None:
             await requeue(state, {(definition.root_gvk.group, definition.root_gvk.kind)})

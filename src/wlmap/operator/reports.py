@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from wlmap.operator.conditions import condition
+from wlmap.operator.conditions import DEGRADED, degraded_condition
 from wlmap.sources.cluster import ApiError, Cluster, Discovery
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES, is_from_cluster
 
 log = logging.getLogger("wlmap.operator")
 COMPONENT = "wlmap-operator"
-DEGRADED = "Degraded"
 
 
 @dataclass(frozen=True)
@@ -59,6 +58,10 @@ class Reports:
         else:
             self.reported.pop(uid, None)
         return [r for r in refusals if r not in before]
+
+    def failures(self, origin: str) -> dict[str, str] | None:
+        """The failing workloads of a definition; None when none was evaluated yet."""
+        return self.failing.get(origin) if origin in self.checked else None
 
     def evaluated(self, origin: str, uid: str, failure: str | None) -> bool:
         """Record whether a workload's evaluation under a definition failed; True when the
@@ -130,13 +133,7 @@ async def set_degraded(
             return
         raise
     previous = (current.get("status") or {}).get("conditions") or []
-    if failures:
-        first = next(iter(failures.values()))
-        message = f"{len(failures)} workload(s) cannot be evaluated; first: {first}"
-        degraded = condition(previous, DEGRADED, True, "EvaluationFailed", message)
-    else:
-        message = "every workload evaluates cleanly"
-        degraded = condition(previous, DEGRADED, False, "EvaluatedCleanly", message)
+    degraded = degraded_condition(previous, failures)
     kept = [c for c in previous if c.get("type") != DEGRADED]
     body = {"status": {"conditions": [*kept, degraded]}}
     await cluster.request("PATCH", path + "/status", body=body, content_type=MERGE_PATCH)
