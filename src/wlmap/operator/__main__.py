@@ -55,6 +55,13 @@ async def _stored(settings: Settings, state: State) -> None:
     metavar="SELECTOR",
     help="Serve only workloads with these labels [env WLMAP_WORKLOAD_SELECTOR].",
 )
+@click.option(
+    "--leader-elect",
+    is_flag=True,
+    default=None,
+    help="Elect a leader among replicas: only the holder of a Lease writes "
+    "[env WLMAP_LEADER_ELECT].",
+)
 @click.option("--kubeconfig", metavar="FILE", help="Kubeconfig [env KUBECONFIG].")
 @click.option("--context", metavar="NAME", help="Kubeconfig context [env WLMAP_CONTEXT].")
 @click.option(
@@ -72,6 +79,7 @@ def main(
     namespaces: Sequence[str],
     namespace_selector: str | None,
     workload_selector: str | None,
+    leader_elect: bool | None,
     kubeconfig: str | None,
     context: str | None,
     health: str | None,
@@ -86,6 +94,9 @@ def main(
             namespace_selector=namespace_selector or base.namespace_selector,
             workload_selector=workload_selector or base.workload_selector,
             operator_namespace=base.operator_namespace,
+            leader_elect=base.leader_elect if leader_elect is None else leader_elect,
+            lease_namespace=base.lease_namespace,
+            lease_seconds=base.lease_seconds,
             kubeconfig=kubeconfig or base.kubeconfig,
             context=context or base.context,
             health=health or base.health,

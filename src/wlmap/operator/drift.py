@@ -9,14 +9,15 @@ runs on the initial listing, i.e. at every start.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from wlmap.operator.settings import FIELD_MANAGER, WORKLOAD_UID_LABEL
+from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS, WORKLOAD_UID_LABEL
 from wlmap.operator.state import State
 from wlmap.operator.steps import reconcile_step, submit
-from wlmap.sources.cluster import ApiError
+from wlmap.sources.cluster import ApiError, list_objects
 from wlmap.sources.inventory import controller_reference
 
 log = logging.getLogger("wlmap.operator")
@@ -36,31 +37,53 @@ def gang_handler(state: State) -> Callable[..., Awaitable[None]]:
 
     async def on_gang(event: Mapping[str, Any], **_: Any) -> None:
         obj = dict(event.get("object") or {})
-        meta = obj.get("metadata") or {}
         kind = event.get("type")  # None: listed when the watch starts
-        if not state.serves_namespace(meta.get("namespace")):
+        if not state.serves_namespace((obj.get("metadata") or {}).get("namespace")):
             return
         if kind in ("ADDED", "MODIFIED") and not changed_by_others(obj):
             return  # the operator's own write
-        where = f"{obj.get('kind')}/{meta.get('namespace')}/{meta.get('name')}"
-
-        async def step() -> None:
-            owner = await _workload_of(state, obj)
-            if owner is None:
-                if kind is None:  # an orphan, left while the operator was not running
-                    await _delete(state, obj)
-                return
-            if (owner.get("metadata") or {}).get("deletionTimestamp") or not state.serves(owner):
-                return
-            if kind is None and not changed_by_others(obj):
-                return  # as written: the workload's own event reconciles it
-            why = "deleted" if kind == "DELETED" else "changed by another writer"
-            log.info("gang object %s, reconciling its workload", why, extra={"group": where})
-            await reconcile_step(state, owner)()
-
-        await submit(state, str((meta.get("labels") or {}).get(WORKLOAD_UID_LABEL)), step)
+        await check(state, obj, kind)
 
     return on_gang
+
+
+async def check(state: State, obj: Mapping[str, Any], kind: str | None) -> None:
+    """Queue the check of one gang object under its workload's key: ``kind`` None for a
+    listing (orphans are deleted), DELETED or a change by another writer."""
+    meta = obj.get("metadata") or {}
+    where = f"{obj.get('kind')}/{meta.get('namespace')}/{meta.get('name')}"
+
+    async def step() -> None:
+        owner = await _workload_of(state, obj)
+        if owner is None:
+            if kind is None:  # an orphan, left while the operator was not running
+                await _delete(state, obj)
+            return
+        if (owner.get("metadata") or {}).get("deletionTimestamp") or not state.serves(owner):
+            return
+        if kind is None and not changed_by_others(obj):
+            return  # as written: the workload's own event reconciles it
+        why = "deleted" if kind == "DELETED" else "changed by another writer"
+        log.info("gang object %s, reconciling its workload", why, extra={"group": where})
+        await reconcile_step(state, owner)()
+
+    await submit(state, str((meta.get("labels") or {}).get(WORKLOAD_UID_LABEL)), step)
+
+
+async def sweep(state: State) -> None:
+    """Check every gang object of the target in the served namespaces, as at start (a new
+    leader does this: while it followed, orphans were left to the leader)."""
+    assert state.cluster is not None and state.discovery is not None
+    where = tuple(state.settings.scope.namespaces) or (None,)
+    for api_version, kind in GANG_KINDS[state.settings.target]:
+        resource = state.discovery.serving(api_version, kind)
+        for namespace in where if resource is not None else ():
+            assert resource is not None
+            for obj in await list_objects(state.cluster, resource, namespace, WORKLOAD_UID_LABEL):
+                if state.serves_namespace((obj.get("metadata") or {}).get("namespace")):
+                    task = asyncio.get_running_loop().create_task(check(state, obj, None))
+                    state.later.add(task)
+                    task.add_done_callback(state.later.discard)
 
 
 async def _workload_of(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -8,6 +8,7 @@ pod link annotations. The work each event asks for is queued per workload (``ste
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -17,7 +18,8 @@ import kopf
 from wlmap.definitions.validation import validate_definition
 from wlmap.errors import DefinitionError
 from wlmap.operator.conditions import definition_status
-from wlmap.operator.drift import gang_handler
+from wlmap.operator.drift import gang_handler, sweep
+from wlmap.operator.leader import LeaderElection, lease_name
 from wlmap.operator.login import login
 from wlmap.operator.reconcile import forget
 from wlmap.operator.scope import GANG_LABEL
@@ -62,9 +64,13 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
             for found in await list_objects(state.cluster, namespaces):
                 meta = found.get("metadata") or {}
                 state.namespace_labels[str(meta.get("name"))] = dict(meta.get("labels") or {})
+        if state.settings.leader_elect:
+            await _elect(state)
 
     @kopf.on.cleanup(registry=registry)
     async def cleanup(**_: Any) -> None:
+        if state.leader is not None:
+            await state.leader.release()
         if state.cluster is not None:
             await state.cluster.close()
 
@@ -199,6 +205,34 @@ def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
     return on_pod
 
 
+async def _elect(state: State) -> None:
+    """Join the election: one attempt now (a replica that wins here needs no catching up:
+    the watches' initial listing does the work), then renewals in the background. A replica
+    that takes over later reconciles every workload and checks every gang object."""
+    assert state.cluster is not None
+    settings = state.settings
+    started = False
+
+    async def on_leading() -> None:
+        if started:
+            await requeue(state, state.kinds)
+            await sweep(state)
+
+    state.leader = LeaderElection(
+        state.cluster,
+        settings.lease_namespace or settings.operator_namespace or "default",
+        lease_name(settings.target, settings.scope_text),
+        settings.lease_seconds,
+        on_leading,
+    )
+    await state.leader.step()
+    started = True
+    if not state.leader.leading:
+        log.info("following: another replica holds the lease", extra={"lease": state.leader.name})
+    task = asyncio.get_running_loop().create_task(state.leader.run())
+    state.later.add(task)
+
+
 async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:
     """The top-level mapped workload that owns an object: the farthest mapped owner in its
     owner chain, followed as the CLI follows it."""
@@ -211,6 +245,8 @@ async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | N
 
 async def _patch_status(state: State, obj: Mapping[str, Any], status: Mapping[str, Any]) -> None:
     assert state.cluster is not None and state.discovery is not None
+    if not state.writes:
+        return  # the leader writes it
     resource = state.discovery.serving(str(obj.get("apiVersion")), str(obj.get("kind")))
     if resource is None:
         return

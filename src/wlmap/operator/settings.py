@@ -53,6 +53,9 @@ class Settings:
             (``wlmap.dev/serve=true``) when no namespace is listed, no condition otherwise.
         workload_selector: label selector every served workload must match, or None.
         operator_namespace: the operator's own namespace (never served), or None.
+        leader_elect: run as one of several replicas: only the holder of a Lease writes.
+        lease_namespace: where the Lease is (None: the operator's namespace, else default).
+        lease_seconds: how long a Lease not renewed stays with its holder.
         kubeconfig: kubeconfig file (None: $KUBECONFIG, ~/.kube/config, in-cluster).
         context: kubeconfig context.
         health: address of the liveness endpoint (``http://host:port/path``), or None.
@@ -67,6 +70,9 @@ class Settings:
     namespace_selector: str | None = None
     workload_selector: str | None = None
     operator_namespace: str | None = None
+    leader_elect: bool = False
+    lease_namespace: str | None = None
+    lease_seconds: float = 15.0
     kubeconfig: str | None = None
     context: str | None = None
     health: str | None = "http://0.0.0.0:8080/healthz"
@@ -80,10 +86,23 @@ class Settings:
             )
         assert self.target in TARGETS
         scope = self.scope  # a malformed selector is refused at start, not met per event
+        if self.lease_seconds < 3:
+            raise ValueError(f"lease seconds must be at least 3, not {self.lease_seconds}")
         if self.namespaces and not scope.namespaces:
             raise ValueError(
                 f"every namespace listed is a system namespace: {', '.join(self.namespaces)}"
             )
+
+    @property
+    def scope_text(self) -> str:
+        """The served scope as one line (replicas serving the same scope share a Lease)."""
+        return "|".join(
+            (
+                ",".join(sorted(self.scope.namespaces)),
+                self.effective_namespace_selector or "",
+                self.workload_selector or "",
+            )
+        )
 
     @property
     def effective_namespace_selector(self) -> str | None:
@@ -117,7 +136,8 @@ class Settings:
         """Settings from ``WLMAP_TARGET``, ``WLMAP_NAMESPACES`` (comma-separated),
         ``WLMAP_NAMESPACE_SELECTOR``, ``WLMAP_WORKLOAD_SELECTOR``, ``KUBECONFIG``,
         ``WLMAP_CONTEXT``, ``WLMAP_HEALTH`` (empty: off), ``WLMAP_LOG_FORMAT`` (json or
-        plain) and ``WLMAP_KINDS``; the operator's namespace from ``POD_NAMESPACE`` or the
+        plain), ``WLMAP_KINDS``, ``WLMAP_LEADER_ELECT``, ``WLMAP_LEASE_NAMESPACE`` and
+        ``WLMAP_LEASE_SECONDS``; the operator's namespace from ``POD_NAMESPACE`` or the
         pod's service account."""
         env = os.environ if environ is None else environ
         health = env.get("WLMAP_HEALTH", cls.health or "")
@@ -127,6 +147,9 @@ class Settings:
             namespace_selector=env.get("WLMAP_NAMESPACE_SELECTOR") or None,
             workload_selector=env.get("WLMAP_WORKLOAD_SELECTOR") or None,
             operator_namespace=env.get("POD_NAMESPACE") or _own_namespace(),
+            leader_elect=env.get("WLMAP_LEADER_ELECT", "").lower() in ("1", "true", "yes"),
+            lease_namespace=env.get("WLMAP_LEASE_NAMESPACE") or None,
+            lease_seconds=float(env.get("WLMAP_LEASE_SECONDS") or cls.lease_seconds),
             kubeconfig=env.get("KUBECONFIG") or None,
             context=env.get("WLMAP_CONTEXT") or None,
             health=health or None,

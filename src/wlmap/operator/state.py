@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from wlmap.operator.leader import LeaderElection
 from wlmap.operator.queue import WorkQueue
 from wlmap.operator.reports import Reports
 from wlmap.operator.settings import Settings
@@ -28,8 +29,14 @@ class State:
     reports: Reports = field(default_factory=Reports)
     kinds: set[tuple[str, str]] = field(default_factory=set)
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    leader: LeaderElection | None = None
     reconciled: int = 0
     failures: int = 0
+
+    @property
+    def writes(self) -> bool:
+        """Whether this replica writes: always, or while it holds the Lease."""
+        return self.leader is None or self.leader.leading
 
     def serves(self, obj: Mapping[str, Any]) -> bool:
         """Whether a workload is in scope (its namespace's labels as last seen)."""

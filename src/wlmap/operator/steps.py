@@ -98,9 +98,13 @@ def is_mapped(state: State, obj: Mapping[str, Any]) -> bool:
 
 async def submit(state: State, key: str, step: Callable[[], Awaitable[Any]]) -> None:
     """Queue a step for one workload; a step the server kept failing is queued again
-    after ``RETRY_LATER_SECONDS`` (nothing else would bring the workload back)."""
+    after ``RETRY_LATER_SECONDS`` (nothing else would bring the workload back). A replica
+    that does not hold the Lease skips it: the leader does the work (and a new leader
+    reconciles everything)."""
 
     async def attempt() -> None:
+        if not state.writes:
+            return
         if await retrying(state, step):
             return
         task = asyncio.get_running_loop().create_task(_later(state, key, step))
