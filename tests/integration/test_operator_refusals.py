@@ -241,3 +241,17 @@ def _refused(kube: Kube, namespace: str) -> bool:
     except AssertionError as exc:
         return "not allowed" in str(exc)
     return False
+
+
+def test_a_definition_is_no_longer_degraded_once_its_failing_workload_is_deleted(
+    kube: Kube,
+    namespace: str,
+    operator: OperatorProcess,
+    stored_definition: list[dict[str, Any]],
+) -> None:
+    name = "jobset-failing-then-deleted"
+    stored_definition.append(kube.create(jobset_definition(name, BROKEN)))
+    created = jobset(kube, namespace, "coordinator-example")
+    wait_for(lambda: degraded(kube, name).get("status") == "True", "Degraded")
+    kube.delete(created)
+    wait_for(lambda: degraded(kube, name).get("status") == "False", "Degraded cleared")

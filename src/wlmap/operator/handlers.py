@@ -21,11 +21,11 @@ from wlmap.operator.conditions import definition_status
 from wlmap.operator.drift import gang_handler, sweep
 from wlmap.operator.leader import LeaderElection, lease_name
 from wlmap.operator.login import login
-from wlmap.operator.reconcile import forget
 from wlmap.operator.scope import GANG_LABEL
 from wlmap.operator.settings import GANG_KINDS, WORKLOAD_UID_LABEL
 from wlmap.operator.state import State
 from wlmap.operator.steps import (
+    forget_workload,
     is_mapped,
     owned_by_mapped,
     reconcile_step,
@@ -175,13 +175,11 @@ def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
         obj = dict(event.get("object") or {})
         if owned_by_mapped(state, obj):
             return  # its owner's gang covers it
-        assert state.cluster is not None and state.discovery is not None
-        cluster, discovery = state.cluster, state.discovery
         uid = str((obj.get("metadata") or {}).get("uid"))
         terminating = (obj.get("metadata") or {}).get("deletionTimestamp")
         if event.get("type") == "DELETED" or terminating:  # a gang for nothing holds capacity
             if state.serves_namespace((obj.get("metadata") or {}).get("namespace")):
-                await submit(state, uid, lambda: forget(cluster, discovery, state.settings, obj))
+                await submit(state, uid, lambda: forget_workload(state, obj))
             return
         if state.serves(obj):
             await submit(state, uid, reconcile_step(state, obj))

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from wlmap.errors import ClusterError, WlmapError, WorkloadNotFoundError
-from wlmap.operator.reconcile import Outcome, reconcile
+from wlmap.operator.reconcile import Outcome, forget, reconcile
 from wlmap.operator.reports import post_event, set_degraded
 from wlmap.operator.state import State
 from wlmap.sources.cluster import ApiError, list_objects
@@ -54,6 +54,18 @@ async def _report(state: State, obj: Mapping[str, Any], outcome: Outcome) -> Non
     if state.reports.evaluated(outcome.origin, uid, outcome.evaluation_failure):
         failing = state.reports.failing[outcome.origin]
         await set_degraded(state.cluster, state.discovery, outcome.origin, failing)
+
+
+async def forget_workload(state: State, obj: Mapping[str, Any]) -> None:
+    """Delete a deleted workload's gang objects and forget what was reported about it (a
+    definition stays ``Degraded`` only for workloads that exist)."""
+    assert state.cluster is not None and state.discovery is not None
+    await forget(state.cluster, state.discovery, state.settings, obj)
+    uid = str((obj.get("metadata") or {}).get("uid"))
+    state.reports.reported.pop(uid, None)
+    for origin, failing in list(state.reports.failing.items()):
+        if uid in failing and state.reports.evaluated(origin, uid, None):
+            await set_degraded(state.cluster, state.discovery, origin, failing)
 
 
 async def requeue(
