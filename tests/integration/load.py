@@ -38,6 +38,8 @@ def templates() -> list[dict[str, Any]]:
         (obj,) = [o for o in load(path) if o.get("kind") not in ("Service", "ConfigMap")][:1]
         obj["metadata"].pop("namespace", None)
         obj["metadata"].pop("generateName", None)
+        if "." not in obj["apiVersion"].partition("/")[0]:  # a built-in kind: opted in
+            obj["metadata"].setdefault("labels", {})["wlmap.dev/gang"] = "true"
         found.append(obj)
     return found
 

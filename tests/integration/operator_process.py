@@ -17,13 +17,15 @@ from tests.integration.testcluster import free_port
 
 @dataclass
 class OperatorProcess:
-    """``python -m wlmap.operator`` for one namespace and target, logging to a file."""
+    """``python -m wlmap.operator`` for one namespace (None: those its namespace selector
+    opts in) and target, logging to a file."""
 
     kubeconfig: Path
-    namespace: str
+    namespace: str | None
     log: Path
     target: str = "kai"
     context: str | None = None
+    arguments: tuple[str, ...] = ()
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
 
@@ -40,8 +42,8 @@ class OperatorProcess:
                 "wlmap.operator",
                 "--target",
                 self.target,
-                "-n",
-                self.namespace,
+                *(["-n", self.namespace] if self.namespace else []),
+                *self.arguments,
                 "--kubeconfig",
                 str(self.kubeconfig),
                 "--health",

@@ -249,8 +249,14 @@ def definition_object(kube: Kube, operator: Operator) -> None:
 
     try:
         apply(kube, definition)
-        stored = wait_for(operator.watching(lambda: status_of(1)), "the definition's status")
-        assert conditions(stored) == {"Validated": "True", "CRDExists": "True"}
+
+        # Degraded is written once the JobSet of step 6 was evaluated under the definition
+        def evaluated() -> dict[str, Any] | None:
+            found = status_of(1)
+            return found if found and "Degraded" in conditions(found) else None
+
+        stored = wait_for(operator.watching(evaluated), "the definition's status")
+        assert conditions(stored) == {"Validated": "True", "CRDExists": "True", "Degraded": "False"}
         assert stored["status"]["generationInUse"] == 1
         broken = [
             {
@@ -289,6 +295,10 @@ def test_walkthrough(cluster: TestCluster, kube: Kube, run_operator: Any, tmp_pa
     kube.install_crds(["jobset.x-k8s.io_jobsets.yaml", "scheduling.run.ai_podgroups.yaml"])
     install(kube)  # 2, 3
     kube.namespace(DEMO)  # 4. kubectl create namespace demo
+    kube.patch(  # kubectl label namespace demo wlmap.dev/serve=true
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": DEMO}},
+        {"metadata": {"labels": {"wlmap.dev/serve": "true"}}},
+    )
     kubeconfig = as_service_account(cluster, kube, tmp_path)  # 5
     operator: Operator = run_operator(kubeconfig, "kai")
 

@@ -12,8 +12,10 @@ import click
 import kopf
 
 from wlmap.errors import WlmapError
-from wlmap.operator.handlers import NOT_TOP_LEVEL_KINDS, State, register
+from wlmap.operator.handlers import NOT_TOP_LEVEL_KINDS, register
+from wlmap.operator.scope import NEVER_SERVED_KINDS
 from wlmap.operator.settings import SYNC_TARGETS, Settings, parse_kinds
+from wlmap.operator.state import State
 from wlmap.sources.cluster import Cluster, discover, read_stored
 
 
@@ -40,7 +42,25 @@ async def _stored(settings: Settings, state: State) -> None:
     "--namespace",
     "namespaces",
     multiple=True,
-    help="Serve only these namespaces [env WLMAP_NAMESPACES].",
+    help="Serve these namespaces [env WLMAP_NAMESPACES].",
+)
+@click.option(
+    "--namespace-selector",
+    metavar="SELECTOR",
+    help="Serve namespaces with these labels; default wlmap.dev/serve=true when no "
+    "namespace is listed [env WLMAP_NAMESPACE_SELECTOR].",
+)
+@click.option(
+    "--workload-selector",
+    metavar="SELECTOR",
+    help="Serve only workloads with these labels [env WLMAP_WORKLOAD_SELECTOR].",
+)
+@click.option(
+    "--leader-elect",
+    is_flag=True,
+    default=None,
+    help="Elect a leader among replicas: only the holder of a Lease writes "
+    "[env WLMAP_LEADER_ELECT].",
 )
 @click.option("--kubeconfig", metavar="FILE", help="Kubeconfig [env KUBECONFIG].")
 @click.option("--context", metavar="NAME", help="Kubeconfig context [env WLMAP_CONTEXT].")
@@ -57,6 +77,9 @@ async def _stored(settings: Settings, state: State) -> None:
 def main(
     target: str | None,
     namespaces: Sequence[str],
+    namespace_selector: str | None,
+    workload_selector: str | None,
+    leader_elect: bool | None,
     kubeconfig: str | None,
     context: str | None,
     health: str | None,
@@ -64,15 +87,24 @@ def main(
 ) -> None:
     """Keep gang-scheduling objects (KAI, Volcano, Workload API) for every mapped workload."""
     base = Settings.from_environment()
-    settings = Settings(
-        target=target or base.target,
-        namespaces=tuple(namespaces) or base.namespaces,
-        kubeconfig=kubeconfig or base.kubeconfig,
-        context=context or base.context,
-        health=health or base.health,
-        log_json=(log_format or ("json" if base.log_json else "plain")) == "json",
-        kinds=base.kinds,
-    )
+    try:
+        settings = Settings(
+            target=target or base.target,
+            namespaces=tuple(namespaces) or base.namespaces,
+            namespace_selector=namespace_selector or base.namespace_selector,
+            workload_selector=workload_selector or base.workload_selector,
+            operator_namespace=base.operator_namespace,
+            leader_elect=base.leader_elect if leader_elect is None else leader_elect,
+            lease_namespace=base.lease_namespace,
+            lease_seconds=base.lease_seconds,
+            kubeconfig=kubeconfig or base.kubeconfig,
+            context=context or base.context,
+            health=health or base.health,
+            log_json=(log_format or ("json" if base.log_json else "plain")) == "json",
+            kinds=base.kinds,
+        )
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
     kopf.configure(
         log_format=kopf.LogFormat.JSON if settings.log_json else kopf.LogFormat.PLAIN, verbose=False
     )
@@ -85,7 +117,7 @@ def main(
     except WlmapError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(7)
-    kinds = state.store.kinds() - NOT_TOP_LEVEL_KINDS
+    kinds = state.store.kinds() - NOT_TOP_LEVEL_KINDS - NEVER_SERVED_KINDS
     served = {f"{kind}.{group}".lower() for group, kind in kinds}
     # kinds named ahead of their definitions: watched now, reconciled once one arrives
     kinds |= {
@@ -95,14 +127,27 @@ def main(
     }
     registry = kopf.OperatorRegistry()
     register(registry, state, kinds)
+    scope = settings.scope
     logging.getLogger("wlmap.operator").info(
-        "serving %d kinds for target %s", len(kinds), settings.target
+        "serving %d kinds for target %s in namespaces %s",
+        len(kinds),
+        settings.target,
+        " and ".join(
+            part
+            for part in (
+                ", ".join(sorted(scope.namespaces)),
+                f"labelled {settings.effective_namespace_selector}"
+                if settings.effective_namespace_selector
+                else "",
+            )
+            if part
+        ),
     )
     kopf.run(
         registry=registry,
         standalone=True,
-        clusterwide=not settings.namespaces,
-        namespaces=settings.namespaces,
+        clusterwide=not scope.namespaces,
+        namespaces=sorted(scope.namespaces),
         liveness_endpoint=settings.health,
     )
 

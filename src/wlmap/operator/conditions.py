@@ -1,5 +1,6 @@
 """The status the operator writes on definition objects: conditions ``Validated`` (with
-every validation message) and ``CRDExists``, and which generation is in use."""
+every validation message) and ``CRDExists``, and which generation is in use. and ``Degraded``
+while workloads fail to evaluate under the definition."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from typing import Any
 from wlmap.errors import Problem
 
 MAX_MESSAGE = 4000
+DEGRADED = "Degraded"
 
 
 def condition(
-    previous: Sequence[Mapping[str, Any]], kind: str, ok: bool, reason: str, message: str
+    previous: Sequence[Mapping[str, Any]], kind: str, holds: bool, reason: str, message: str
 ) -> dict[str, Any]:
-    """A condition; its transition time moves only when its status changes."""
-    status = "True" if ok else "False"
+    """A condition (status ``True`` when it holds); its transition time moves only when its
+    status changes."""
+    status = "True" if holds else "False"
     before = next((c for c in previous if c.get("type") == kind), None)
     moved = before is None or before.get("status") != status
     since = _now() if before is None or moved else before.get("lastTransitionTime", _now())
@@ -29,13 +32,32 @@ def condition(
     }
 
 
+def degraded_condition(
+    previous: Sequence[Mapping[str, Any]], failures: Mapping[str, str]
+) -> dict[str, Any]:
+    """``Degraded``: True while some workload fails to evaluate under the definition."""
+    if failures:
+        first = next(iter(failures.values()))
+        message = f"{len(failures)} workload(s) cannot be evaluated; first: {first}"
+        return condition(previous, DEGRADED, True, "EvaluationFailed", message)
+    message = "every workload evaluates cleanly"
+    return condition(previous, DEGRADED, False, "EvaluatedCleanly", message)
+
+
 def definition_status(
     obj: Mapping[str, Any],
     problems: Sequence[Problem],
     crd_exists: bool | None,
     in_use_generation: int | None,
+    failures: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The status of a definition object after validating its current generation."""
+    """The status of a definition object after validating its current generation.
+
+    ``failures`` (workload uid -> message) gives ``Degraded``; None when no workload of the
+    definition was evaluated since start (the condition in ``obj`` is kept then). Both
+    writers of ``Degraded`` compute it from the same record, so a handler reading an
+    older version of the object cannot undo the other's write.
+    """
     previous = (obj.get("status") or {}).get("conditions") or []
     errors = [p for p in problems if p.severity == "error"]
     validated = condition(
@@ -58,6 +80,10 @@ def definition_status(
                 else "the cluster does not serve the root kind: is its CRD installed?",
             )
         )
+    if failures is not None:
+        conditions.append(degraded_condition(previous, failures))
+    computed = {c["type"] for c in conditions}
+    conditions += [dict(c) for c in previous if c.get("type") not in computed | {"CRDExists"}]
     return {
         "conditions": conditions,
         "observedGeneration": (obj.get("metadata") or {}).get("generation"),

@@ -3,8 +3,7 @@
 Every handler is level-based (``on.event``): it reads the current state and applies the
 desired state, so repeated, reordered or replayed events (after a restart or a dropped
 watch) converge to the same result, and nothing is written into users' objects but the
-pod link annotations. Errors are sorted in one place: the server's failures are retried
-with backoff; a definition that cannot describe an object is logged and left.
+pod link annotations. The work each event asks for is queued per workload (``steps``).
 """
 
 from __future__ import annotations
@@ -12,54 +11,40 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import kopf
 
 from wlmap.definitions.validation import validate_definition
-from wlmap.errors import ClusterError, DefinitionError, WlmapError, WorkloadNotFoundError
+from wlmap.errors import DefinitionError
 from wlmap.operator.conditions import definition_status
+from wlmap.operator.drift import gang_handler, sweep
+from wlmap.operator.leader import LeaderElection, lease_name
 from wlmap.operator.login import login
-from wlmap.operator.queue import WorkQueue
-from wlmap.operator.reconcile import forget, reconcile
-from wlmap.operator.settings import Settings
-from wlmap.operator.store import DefinitionStore
-from wlmap.sources.cluster import (
-    ApiError,
-    Cluster,
-    Discovery,
-    discover,
-    origin_of,
-    parse_stored,
+from wlmap.operator.scope import GANG_LABEL
+from wlmap.operator.settings import GANG_KINDS, WORKLOAD_UID_LABEL
+from wlmap.operator.state import State
+from wlmap.operator.steps import (
+    forget_workload,
+    is_mapped,
+    owned_by_mapped,
+    reconcile_step,
+    requeue,
+    retrying,
+    submit,
 )
+from wlmap.sources.cluster import ApiError, Cluster, discover, list_objects, origin_of, parse_stored
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES
 from wlmap.sources.cluster.owners import OwnerLookup
-from wlmap.sources.inventory import controller_reference
 
 log = logging.getLogger("wlmap.operator")
-RETRIES = 6
-RETRY_LATER_SECONDS = 30.0
 NOT_TOP_LEVEL_KINDS = frozenset({("", "Pod"), ("apps", "ReplicaSet")})
-
-
-@dataclass
-class State:
-    """What the handlers share: the connection, discovery, definitions and counters."""
-
-    settings: Settings
-    store: DefinitionStore = field(default_factory=DefinitionStore)
-    cluster: Cluster | None = None
-    discovery: Discovery | None = None
-    queue: WorkQueue = field(default_factory=WorkQueue)
-    later: set[asyncio.Task[None]] = field(default_factory=set)
-    reconciled: int = 0
-    failures: int = 0
 
 
 def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str, str]]) -> None:
     """Register every handler: definitions, the workload kinds, and pods."""
+    state.kinds = set(kinds)
 
     @kopf.on.login(registry=registry)
     def on_login(**kwargs: Any) -> kopf.ConnectionInfo | None:
@@ -74,9 +59,18 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
         settings.networking.request_timeout = 30
         state.cluster = await Cluster.connect(state.settings.kubeconfig, state.settings.context)
         state.discovery = await discover(state.cluster)
+        namespaces = state.discovery.find("", "Namespace")
+        if namespaces is not None:  # before the watches start: their first events need it
+            for found in await list_objects(state.cluster, namespaces):
+                meta = found.get("metadata") or {}
+                state.namespace_labels[str(meta.get("name"))] = dict(meta.get("labels") or {})
+        if state.settings.leader_elect:
+            await _elect(state)
 
     @kopf.on.cleanup(registry=registry)
     async def cleanup(**_: Any) -> None:
+        if state.leader is not None:
+            await state.leader.release()
         if state.cluster is not None:
             await state.cluster.close()
 
@@ -84,6 +78,16 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
     def reconciled(**_: Any) -> int:
         return state.reconciled
 
+    kopf.on.event("", "v1", "namespaces", registry=registry)(_namespace_handler(state))
+    for api_version, kind in GANG_KINDS[state.settings.target]:
+        group, _, version = api_version.rpartition("/")
+        kopf.on.event(
+            group=group,
+            version=version,
+            kind=kind,
+            labels={WORKLOAD_UID_LABEL: kopf.PRESENT},
+            registry=registry,
+        )(gang_handler(state))
     for group, kind in DEFINITION_TYPES:
         kopf.on.event(group=group, kind=kind, registry=registry)(_definition_handler(state))
     for group, kind in sorted(kinds):
@@ -103,8 +107,10 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
         obj = dict(event.get("object") or {})
         origin = origin_of(obj)
         if event.get("type") == "DELETED":
-            state.store.forget(origin)
+            dropped = state.store.forget(origin)
             log.info("definition removed", extra={"definition": origin})
+            if dropped is not None and dropped.root_gvk is not None:
+                await requeue(state, {(dropped.root_gvk.group, dropped.root_gvk.kind)})
             return
         problems = []
         definition = None
@@ -114,8 +120,9 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
         except DefinitionError as exc:
             problems = list(exc.problems)
         generation = (obj.get("metadata") or {}).get("generation")
+        changed = False
         if definition is not None:
-            state.store.accept(origin, definition, generation)
+            changed = state.store.accept(origin, definition, generation)
             log.info("definition in use", extra={"definition": origin, "generation": generation})
         else:
             log.warning(
@@ -134,27 +141,48 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
                 state.discovery.find(definition.root_gvk.group, definition.root_gvk.kind)
                 is not None
             )
-        status = definition_status(obj, problems, crd, state.store.generation_in_use(origin))
-        await _retrying(state, lambda: _patch_status(state, obj, status))
+        in_use = state.store.generation_in_use(origin)
+        failures = state.reports.failures(origin)
+        status = definition_status(obj, problems, crd, in_use, failures)
+        await retrying(state, lambda: _patch_status(state, obj, status))
+        if changed and crd and definition is not None and definition.root_gvk is not None:
+            await requeue(state, {(definition.root_gvk.group, definition.root_gvk.kind)})
 
     return on_definition
+
+
+def _namespace_handler(state: State) -> Callable[..., Awaitable[None]]:
+    async def on_namespace(event: Mapping[str, Any], **_: Any) -> None:
+        meta = (event.get("object") or {}).get("metadata") or {}
+        name = str(meta.get("name"))
+        before = (
+            state.serves_namespace(name),
+            state.namespace_labels.get(name, {}).get(GANG_LABEL),
+        )
+        if event.get("type") == "DELETED":
+            state.namespace_labels.pop(name, None)
+            return
+        state.namespace_labels[name] = dict(meta.get("labels") or {})
+        after = (state.serves_namespace(name), state.namespace_labels[name].get(GANG_LABEL))
+        if after[0] and after != before:  # opted in (or core kinds opted in): catch up
+            await requeue(state, state.kinds, (name,))
+
+    return on_namespace
 
 
 def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
     async def on_workload(event: Mapping[str, Any], **_: Any) -> None:
         obj = dict(event.get("object") or {})
-        if _owned_by_mapped(state, obj):
+        if owned_by_mapped(state, obj):
             return  # its owner's gang covers it
-        assert state.cluster is not None and state.discovery is not None
-        cluster, discovery = state.cluster, state.discovery
         uid = str((obj.get("metadata") or {}).get("uid"))
         terminating = (obj.get("metadata") or {}).get("deletionTimestamp")
         if event.get("type") == "DELETED" or terminating:  # a gang for nothing holds capacity
-            await _submit(state, uid, lambda: forget(cluster, discovery, state.settings, obj))
+            if state.serves_namespace((obj.get("metadata") or {}).get("namespace")):
+                await submit(state, uid, lambda: forget_workload(state, obj))
             return
-        await _submit(
-            state, uid, lambda: reconcile(cluster, discovery, state.store, state.settings, obj)
-        )
+        if state.serves(obj):
+            await submit(state, uid, reconcile_step(state, obj))
 
     return on_workload
 
@@ -164,19 +192,43 @@ def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
         if event.get("type") == "DELETED":
             return
         pod = dict(event.get("object") or {})
-        if not (pod.get("metadata") or {}).get("ownerReferences"):
+        meta = pod.get("metadata") or {}
+        if not meta.get("ownerReferences") or not state.serves_namespace(meta.get("namespace")):
             return
         owner = await _top_owner(state, pod)
-        if owner is not None:
-            assert state.cluster is not None and state.discovery is not None
-            cluster, discovery = state.cluster, state.discovery
-            await _submit(
-                state,
-                str((owner.get("metadata") or {}).get("uid")),
-                lambda: reconcile(cluster, discovery, state.store, state.settings, owner),
-            )
+        if owner is not None and state.serves(owner):
+            uid = str((owner.get("metadata") or {}).get("uid"))
+            await submit(state, uid, reconcile_step(state, owner))
 
     return on_pod
+
+
+async def _elect(state: State) -> None:
+    """Join the election: one attempt now (a replica that wins here needs no catching up:
+    the watches' initial listing does the work), then renewals in the background. A replica
+    that takes over later reconciles every workload and checks every gang object."""
+    assert state.cluster is not None
+    settings = state.settings
+    started = False
+
+    async def on_leading() -> None:
+        if started:
+            await requeue(state, state.kinds)
+            await sweep(state)
+
+    state.leader = LeaderElection(
+        state.cluster,
+        settings.lease_namespace or settings.operator_namespace or "default",
+        lease_name(settings.target, settings.scope_text),
+        settings.lease_seconds,
+        on_leading,
+    )
+    await state.leader.step()
+    started = True
+    if not state.leader.leading:
+        log.info("following: another replica holds the lease", extra={"lease": state.leader.name})
+    task = asyncio.get_running_loop().create_task(state.leader.run())
+    state.later.add(task)
 
 
 async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -185,22 +237,14 @@ async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | N
     assert state.cluster is not None and state.discovery is not None
     chain: list[dict[str, Any]] = []
     await OwnerLookup(state.cluster, state.discovery).complete(chain, [obj])
-    mapped = [o for o in chain if _is_mapped(state, o)]
+    mapped = [o for o in chain if is_mapped(state, o)]
     return mapped[-1] if mapped else None
-
-
-def _owned_by_mapped(state: State, obj: Mapping[str, Any]) -> bool:
-    owner = controller_reference(obj)
-    return owner is not None and _is_mapped(state, owner)
-
-
-def _is_mapped(state: State, obj: Mapping[str, Any]) -> bool:
-    """Whether a definition covers an object (or the object an owner reference names)."""
-    return state.store.registry.find(str(obj.get("apiVersion")), str(obj.get("kind"))) is not None
 
 
 async def _patch_status(state: State, obj: Mapping[str, Any], status: Mapping[str, Any]) -> None:
     assert state.cluster is not None and state.discovery is not None
+    if not state.writes:
+        return  # the leader writes it
     resource = state.discovery.serving(str(obj.get("apiVersion")), str(obj.get("kind")))
     if resource is None:
         return
@@ -217,54 +261,3 @@ async def _patch_status(state: State, obj: Mapping[str, Any], status: Mapping[st
 async def _refresh_discovery(state: State) -> None:
     if state.cluster is not None:
         state.discovery = await discover(state.cluster)
-
-
-async def _submit(state: State, key: str, step: Callable[[], Awaitable[Any]]) -> None:
-    """Queue a step for one workload; a step the server kept failing is queued again
-    after ``RETRY_LATER_SECONDS`` (nothing else would bring the workload back)."""
-
-    async def attempt() -> None:
-        if await _retrying(state, step):
-            return
-        task = asyncio.get_running_loop().create_task(_later(state, key, step))
-        state.later.add(task)
-        task.add_done_callback(state.later.discard)
-
-    await state.queue.submit(key, attempt)
-
-
-async def _later(state: State, key: str, step: Callable[[], Awaitable[Any]]) -> None:
-    await asyncio.sleep(RETRY_LATER_SECONDS)
-    await _submit(state, key, step)
-
-
-async def _retrying(state: State, step: Callable[[], Awaitable[Any]]) -> bool:
-    """Run a step, retrying the server's failures with backoff. The one place errors are
-    sorted: True when done or not worth retrying (logged), False to retry later."""
-    delay = 0.5
-    for attempt in range(1, RETRIES + 1):
-        try:
-            await step()
-            state.reconciled += 1
-            return True
-        except WorkloadNotFoundError:
-            return True  # deleted meanwhile: its DELETED event follows
-        except ApiError as exc:
-            if exc.code in (400, 403, 404, 422):
-                state.failures += 1
-                log.error("request refused: %s", exc)
-                return True
-            if attempt == RETRIES:
-                log.warning("request failed, retrying later: %s", exc)
-                return False
-        except ClusterError as exc:
-            if attempt == RETRIES:
-                log.warning("cluster unavailable, retrying later: %s", exc)
-                return False
-        except WlmapError as exc:
-            state.failures += 1
-            log.error("cannot interpret: %s", exc)
-            return True
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 8.0)
-    return False

@@ -2,21 +2,23 @@
 
 Group objects are written with server-side apply under one field manager (so a repeated
 or concurrent apply never conflicts and never creates a second object: names are derived
-from the workload), stale groups of the workload are deleted, and pods get the link
-annotation their scheduler reads. Every step can be repeated after a crash or restart.
+from the workload's kind, name and uid), stale groups of the workload are deleted, and pods
+get the link annotation their scheduler reads. Every step can be repeated after a crash or
+restart. A workload whose gang inputs failed to evaluate gets nothing written or deleted.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from wlmap.operator.groups import desired_state
-from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS, WORKLOAD_UID_LABEL, Settings
+from wlmap.operator.reports import Refusal
+from wlmap.operator.settings import GANG_KINDS, Settings
 from wlmap.operator.store import DefinitionStore
+from wlmap.operator.writes import apply, delete_unwanted, owned_objects
 from wlmap.sources.cluster import (
     ApiError,
     Cluster,
@@ -24,8 +26,7 @@ from wlmap.sources.cluster import (
     Scope,
     read_snapshot,
 )
-from wlmap.sources.cluster.connection import APPLY_PATCH, MERGE_PATCH
-from wlmap.sources.cluster.listing import list_objects
+from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.sources.workloads import WorkloadReader
 
 log = logging.getLogger("wlmap.operator")
@@ -33,11 +34,21 @@ log = logging.getLogger("wlmap.operator")
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one reconciliation did."""
+    """What one reconciliation did, and what it refused to do.
+
+    Attributes:
+        origin: the definition that described the workload.
+        evaluation_failure: why the gang inputs cannot be trusted (nothing was written),
+            or None when the workload evaluated cleanly.
+        refusals: what to tell the user (evaluation failures, names taken, refusals).
+    """
 
     applied: int
     deleted: int
     pods_linked: int
+    origin: str = ""
+    evaluation_failure: str | None = None
+    refusals: tuple[Refusal, ...] = ()
 
 
 async def reconcile(
@@ -63,14 +74,29 @@ async def reconcile(
     pods = reader.inventory.pods_of(current)
     # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
     view = reader.view(entry, current, unknown_without_pods=True)
+    if view.gang_issues:
+        # a gang from failed inputs has the wrong minimum: keep what is there, write nothing
+        failure = f"definition {entry.origin}: " + "; ".join(view.gang_issues)
+        refusal = Refusal("EvaluationFailed", f"gang objects not written: {failure}")
+        return Outcome(0, 0, 0, entry.origin, failure, (refusal,))
     desired = desired_state(settings, view, current)
-    applied = 0
+    uid = str(meta.get("uid"))
+    kinds = {(str(o["apiVersion"]), str(o["kind"])) for o in desired.objects}
+    owned = await owned_objects(
+        cluster, discovery, kinds | _target_kinds(settings), meta.get("namespace"), uid
+    )
+    applied, refusals, refused_names = 0, list[Refusal](), set[str]()
     for item in desired.objects:
-        await _apply(cluster, discovery, item)
-        applied += 1
-    deleted = await _delete_stale(cluster, discovery, settings, current, desired.objects)
-    linked = await _link_pods(cluster, discovery, settings, pods or [], desired.pod_groups)
-    return Outcome(applied, deleted, linked)
+        refused = await apply(cluster, discovery, item, owned)
+        if refused is None:
+            applied += 1
+        else:
+            refusals.append(refused)
+            refused_names.add(item["metadata"]["name"])
+    deleted = await delete_unwanted(cluster, discovery, owned, desired.objects)
+    links = {pod: g for pod, g in desired.pod_groups.items() if g not in refused_names}
+    linked = await _link_pods(cluster, discovery, settings, pods or [], links)
+    return Outcome(applied, deleted, linked, entry.origin, None, tuple(refusals))
 
 
 async def forget(
@@ -78,58 +104,12 @@ async def forget(
 ) -> int:
     """Delete the gang objects of a deleted workload (the garbage collector does the same
     through owner references on clusters that run it)."""
-    return await _delete_stale(cluster, discovery, settings, obj, [])
-
-
-async def _apply(cluster: Cluster, discovery: Discovery, item: Mapping[str, Any]) -> None:
-    resource = discovery.serving(str(item.get("apiVersion", "")), str(item.get("kind")))
-    if resource is None:
-        raise ApiError(
-            f"the cluster does not serve {item.get('kind')} ({item.get('apiVersion')})", 404
-        )
-    meta = item["metadata"]
-    path = resource.path(meta.get("namespace"), meta["name"])
-    params = {"fieldManager": FIELD_MANAGER, "force": "true"}
-    try:
-        await cluster.request(
-            "PATCH", path, params=params, body=json.dumps(item), content_type=APPLY_PATCH
-        )
-    except ApiError as exc:
-        if exc.code != 422:
-            raise
-        # an immutable spec (the upstream Workload's) changed: replace the object
-        await cluster.request("DELETE", path)
-        await cluster.request(
-            "PATCH", path, params=params, body=json.dumps(item), content_type=APPLY_PATCH
-        )
-
-
-async def _delete_stale(
-    cluster: Cluster,
-    discovery: Discovery,
-    settings: Settings,
-    workload: Mapping[str, Any],
-    keep: list[dict[str, Any]],
-) -> int:
-    meta = workload.get("metadata") or {}
-    wanted = {(o["kind"], o["metadata"]["name"]) for o in keep}
-    kinds = {(str(o["apiVersion"]), str(o["kind"])) for o in keep} or _target_kinds(settings)
-    deleted = 0
-    for api_version, kind in sorted(kinds):
-        resource = discovery.serving(api_version, kind)
-        if resource is None:
-            continue
-        selector = f"{WORKLOAD_UID_LABEL}={meta.get('uid')}"
-        for found in await list_objects(cluster, resource, meta.get("namespace"), selector):
-            name = found["metadata"]["name"]
-            if (kind, name) not in wanted:
-                try:
-                    await cluster.request("DELETE", resource.path(meta.get("namespace"), name))
-                    deleted += 1
-                except ApiError as exc:
-                    if exc.code != 404:
-                        raise
-    return deleted
+    meta = obj.get("metadata") or {}
+    kinds = _target_kinds(settings)
+    owned = await owned_objects(
+        cluster, discovery, kinds, meta.get("namespace"), str(meta.get("uid"))
+    )
+    return await delete_unwanted(cluster, discovery, owned, [])
 
 
 def _target_kinds(settings: Settings) -> set[tuple[str, str]]:

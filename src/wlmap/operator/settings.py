@@ -5,13 +5,22 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
+from wlmap.operator.scope import (
+    DEFAULT_NAMESPACE_SELECTOR,
+    SYSTEM_NAMESPACES,
+    ServedScope,
+    parse_selector,
+)
 from wlmap.schedulers import TARGETS, kai, volcano, workload_api
 
 # Targets whose objects the operator keeps (Kueue PodSets are not standalone objects).
 SYNC_TARGETS = ("kai", "volcano", "workload-api")
 FIELD_MANAGER = "wlmap-operator"
 WORKLOAD_UID_LABEL = "wlmap.dev/workload-uid"
+# Where a pod finds its own namespace (the operator's namespace is never served).
+SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 # The gang objects the operator keeps for each target: (apiVersion, kind).
 GANG_KINDS: Mapping[str, tuple[tuple[str, str], ...]] = {
@@ -39,7 +48,14 @@ class Settings:
 
     Attributes:
         target: which scheduler's gang objects to keep (kai, volcano, workload-api).
-        namespaces: namespaces to serve; empty for the whole cluster.
+        namespaces: namespaces to serve; empty: those the namespace selector matches.
+        namespace_selector: label selector namespaces must match; None: the default
+            (``wlmap.dev/serve=true``) when no namespace is listed, no condition otherwise.
+        workload_selector: label selector every served workload must match, or None.
+        operator_namespace: the operator's own namespace (never served), or None.
+        leader_elect: run as one of several replicas: only the holder of a Lease writes.
+        lease_namespace: where the Lease is (None: the operator's namespace, else default).
+        lease_seconds: how long a Lease not renewed stays with its holder.
         kubeconfig: kubeconfig file (None: $KUBECONFIG, ~/.kube/config, in-cluster).
         context: kubeconfig context.
         health: address of the liveness endpoint (``http://host:port/path``), or None.
@@ -51,6 +67,12 @@ class Settings:
 
     target: str = "kai"
     namespaces: tuple[str, ...] = ()
+    namespace_selector: str | None = None
+    workload_selector: str | None = None
+    operator_namespace: str | None = None
+    leader_elect: bool = False
+    lease_namespace: str | None = None
+    lease_seconds: float = 15.0
     kubeconfig: str | None = None
     context: str | None = None
     health: str | None = "http://0.0.0.0:8080/healthz"
@@ -63,6 +85,46 @@ class Settings:
                 f"target must be one of {', '.join(SYNC_TARGETS)}, not {self.target!r}"
             )
         assert self.target in TARGETS
+        scope = self.scope  # a malformed selector is refused at start, not met per event
+        if self.lease_seconds < 3:
+            raise ValueError(f"lease seconds must be at least 3, not {self.lease_seconds}")
+        if self.namespaces and not scope.namespaces:
+            raise ValueError(
+                f"every namespace listed is a system namespace: {', '.join(self.namespaces)}"
+            )
+
+    @property
+    def scope_text(self) -> str:
+        """The served scope as one line (replicas serving the same scope share a Lease)."""
+        return "|".join(
+            (
+                ",".join(sorted(self.scope.namespaces)),
+                self.effective_namespace_selector or "",
+                self.workload_selector or "",
+            )
+        )
+
+    @property
+    def effective_namespace_selector(self) -> str | None:
+        """The namespace selector in force: the default when no namespace is listed."""
+        if self.namespace_selector is None and not self.namespaces:
+            return DEFAULT_NAMESPACE_SELECTOR
+        return self.namespace_selector
+
+    @cached_property
+    def scope(self) -> ServedScope:
+        """The namespaces and workloads served."""
+        selector = self.effective_namespace_selector
+        own = {self.operator_namespace} if self.operator_namespace else set()
+        excluded = SYSTEM_NAMESPACES | own
+        return ServedScope(
+            namespaces=frozenset(self.namespaces) - excluded,
+            namespace_selector=tuple(parse_selector(selector)) if selector else None,
+            workload_selector=(
+                tuple(parse_selector(self.workload_selector)) if self.workload_selector else None
+            ),
+            excluded=frozenset(excluded),
+        )
 
     @property
     def pod_link(self) -> str | None:
@@ -72,13 +134,22 @@ class Settings:
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``WLMAP_TARGET``, ``WLMAP_NAMESPACES`` (comma-separated),
-        ``KUBECONFIG``, ``WLMAP_CONTEXT``, ``WLMAP_HEALTH`` (empty: off), ``WLMAP_LOG_FORMAT``
-        (json or plain) and ``WLMAP_KINDS``."""
+        ``WLMAP_NAMESPACE_SELECTOR``, ``WLMAP_WORKLOAD_SELECTOR``, ``KUBECONFIG``,
+        ``WLMAP_CONTEXT``, ``WLMAP_HEALTH`` (empty: off), ``WLMAP_LOG_FORMAT`` (json or
+        plain), ``WLMAP_KINDS``, ``WLMAP_LEADER_ELECT``, ``WLMAP_LEASE_NAMESPACE`` and
+        ``WLMAP_LEASE_SECONDS``; the operator's namespace from ``POD_NAMESPACE`` or the
+        pod's service account."""
         env = os.environ if environ is None else environ
         health = env.get("WLMAP_HEALTH", cls.health or "")
         return cls(
             target=env.get("WLMAP_TARGET", cls.target),
             namespaces=_split(env.get("WLMAP_NAMESPACES", "")),
+            namespace_selector=env.get("WLMAP_NAMESPACE_SELECTOR") or None,
+            workload_selector=env.get("WLMAP_WORKLOAD_SELECTOR") or None,
+            operator_namespace=env.get("POD_NAMESPACE") or _own_namespace(),
+            leader_elect=env.get("WLMAP_LEADER_ELECT", "").lower() in ("1", "true", "yes"),
+            lease_namespace=env.get("WLMAP_LEASE_NAMESPACE") or None,
+            lease_seconds=float(env.get("WLMAP_LEASE_SECONDS") or cls.lease_seconds),
             kubeconfig=env.get("KUBECONFIG") or None,
             context=env.get("WLMAP_CONTEXT") or None,
             health=health or None,
@@ -95,6 +166,14 @@ def parse_kinds(tokens: Iterable[str]) -> list[tuple[str, str]]:
         if kind:
             parsed.append((group, kind))
     return parsed
+
+
+def _own_namespace() -> str | None:
+    try:
+        with open(SERVICE_ACCOUNT_NAMESPACE, encoding="utf-8") as file:
+            return file.read().strip() or None
+    except OSError:
+        return None
 
 
 def _split(text: str) -> tuple[str, ...]:

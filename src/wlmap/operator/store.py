@@ -19,17 +19,23 @@ class DefinitionStore:
     _generations: dict[str, int | None] = field(default_factory=dict)
     _registry: Registry | None = None
 
-    def accept(self, origin: str, definition: Definition, generation: int | None = None) -> None:
-        """A definition object's new valid version."""
+    def accept(self, origin: str, definition: Definition, generation: int | None = None) -> bool:
+        """A definition object's new valid version; True when it differs from the one in
+        use (its workloads are to be reconciled again)."""
+        changed = self._good.get(origin) != definition
         self._good[origin] = definition
         self._generations[origin] = generation
         self._registry = None
+        return changed
 
-    def forget(self, origin: str) -> None:
-        """A definition object was deleted: the catalog's definition applies again."""
+    def forget(self, origin: str) -> Definition | None:
+        """A definition object was deleted: the catalog's definition applies again. The
+        definition it held, if any."""
         self._generations.pop(origin, None)
-        if self._good.pop(origin, None) is not None:
+        dropped = self._good.pop(origin, None)
+        if dropped is not None:
             self._registry = None
+        return dropped
 
     def generation_in_use(self, origin: str) -> int | None:
         """The generation of a definition object in use, if any."""

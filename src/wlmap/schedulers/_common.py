@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -9,6 +10,8 @@ from typing import Any
 from wlmap.workload import ComponentView, GangGroup, WorkloadView
 
 _DNS = re.compile(r"[^a-z0-9-]+")
+MAX_LABEL = 63
+HASH_LENGTH = 10
 
 
 def dns_label(*parts: str) -> str:
@@ -17,13 +20,29 @@ def dns_label(*parts: str) -> str:
     return text[:63].rstrip("-") or "group"
 
 
+def group_name(view: WorkloadView, obj: Mapping[str, Any], *key: str) -> str:
+    """The name of a generated object: ``<kind>-<name>[-<key>]-<hash>``, a DNS label.
+
+    The hash (of the workload's uid, or of its namespace and name when it has none yet,
+    and of the key) makes the name unique per workload and gang: a JobSet and a PyTorchJob
+    both named ``train`` get different groups, and a name cut to fit 63 characters stays
+    unique. Readable parts are cut first; the hash always stays whole.
+    """
+    meta = obj.get("metadata") or {}
+    identity = meta.get("uid") or f"{view.namespace}/{view.kind}/{view.name}"
+    digest = hashlib.sha256("\0".join((str(identity), *key)).encode()).hexdigest()
+    tail = digest[:HASH_LENGTH]
+    head = dns_label((view.kind or "workload").lower(), view.name or "", *key)
+    return f"{head[: MAX_LABEL - HASH_LENGTH - 1].rstrip('-')}-{tail}"
+
+
 def object_meta(view: WorkloadView, obj: Mapping[str, Any], name: str) -> dict[str, Any]:
     """Metadata of a generated object: namespace, labels, and an owner reference to the
     workload when its uid is known (so the object goes away with it)."""
-    metadata: dict[str, Any] = {
-        "name": name,
-        "labels": {"app.kubernetes.io/managed-by": "wlmap", "wlmap.dev/workload": view.name or ""},
-    }
+    labels = {"app.kubernetes.io/managed-by": "wlmap"}
+    if view.name and len(view.name) <= MAX_LABEL:  # a longer label value is refused
+        labels["wlmap.dev/workload"] = view.name
+    metadata: dict[str, Any] = {"name": name, "labels": labels}
     if view.namespace:
         metadata["namespace"] = view.namespace
     uid = (obj.get("metadata") or {}).get("uid")

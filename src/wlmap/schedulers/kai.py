@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wlmap.schedulers._common import dns_label, gangs, object_meta, topology
+from wlmap.schedulers._common import dns_label, gangs, group_name, object_meta, topology
 from wlmap.workload import GangGroup, WorkloadView
 
 API_VERSION = "scheduling.run.ai/v2alpha2"
@@ -46,7 +46,7 @@ def _podgroup(view: WorkloadView, obj: Mapping[str, Any], gang: GangGroup) -> di
     labels = (obj.get("metadata") or {}).get("labels") or {}
     if isinstance(labels, Mapping) and labels.get("kai.scheduler/queue"):
         spec["queue"] = labels["kai.scheduler/queue"]
-    name = dns_label("pg", view.name or "", *(gang.key or ()))
+    name = group_name(view, obj, *(gang.key or ()))
     return {
         "apiVersion": API_VERSION,
         "kind": "PodGroup",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wlmap.schedulers._common import dns_label, gangs, object_meta, pod_components
+from wlmap.schedulers._common import dns_label, gangs, group_name, object_meta, pod_components
 from wlmap.workload import WorkloadView
 from wlmap.workload.resources import PodResources
 
@@ -44,9 +44,7 @@ def volcano_podgroups(view: WorkloadView, obj: Mapping[str, Any]) -> list[dict[s
             {
                 "apiVersion": API_VERSION,
                 "kind": "PodGroup",
-                "metadata": object_meta(
-                    view, obj, dns_label("pg", view.name or "", *(gang.key or ()))
-                ),
+                "metadata": object_meta(view, obj, group_name(view, obj, *(gang.key or ()))),
                 "spec": spec,
             }
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wlmap.schedulers._common import dns_label, gangs, object_meta, topology
+from wlmap.schedulers._common import dns_label, gangs, group_name, object_meta, topology
 from wlmap.workload import WorkloadView
 
 API_VERSION = "scheduling.k8s.io/v1alpha2"
@@ -16,7 +16,7 @@ def workload_api_objects(view: WorkloadView, obj: Mapping[str, Any]) -> list[dic
 
     Pods join a group through ``spec.schedulingGroup.podGroupName``.
     """
-    workload_name = dns_label(view.name or "workload")
+    workload_name = group_name(view, obj)
     templates, groups = [], []
     group = (view.api_version or "").rpartition("/")[0]
     for gang in gangs(view):
@@ -35,7 +35,7 @@ def workload_api_objects(view: WorkloadView, obj: Mapping[str, Any]) -> list[dic
             {
                 "apiVersion": API_VERSION,
                 "kind": "PodGroup",
-                "metadata": object_meta(view, obj, dns_label(workload_name, template_name)),
+                "metadata": object_meta(view, obj, group_name(view, obj, template_name)),
                 "spec": {
                     "podGroupTemplateRef": {
                         "workload": {

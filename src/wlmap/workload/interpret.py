@@ -54,6 +54,8 @@ def interpret(
     instances = extract_instances(compiled, obj, issues, variables)
     counts = count_pods(compiled, instances)
     placements = attribute_pods(compiled, instances, pods, issues) if pods is not None else None
+    # what failed so far shapes components, counts and pods, so the gangs too
+    gang_errors = list(issues.errors)
     components = _component_views(compiled, instances, counts, placements, claims, issues)
     totals = PodResources()
     for view in components:
@@ -63,7 +65,13 @@ def interpret(
     issues.session = None  # what the view works out later must read the object as it is then
 
     def gangs() -> tuple[GangGroup, ...]:
-        return tuple(gang_groups(compiled, instances, placements, pods, issues))
+        start = len(issues.errors)
+        found = tuple(gang_groups(compiled, instances, placements, pods, issues))
+        gang_errors.extend(issues.errors[start:])
+        return found
+
+    def gang_issues() -> tuple[str, ...]:
+        return tuple(str(e) for e in gang_errors)
 
     def warnings() -> tuple[str, ...]:
         absent = [
@@ -103,6 +111,7 @@ def interpret(
         components_without_pods=missing,
         missing_references=missing_references,
         warnings_reader=warnings,
+        gang_issues_reader=gang_issues,
     )
 
 

@@ -85,6 +85,7 @@ class WorkloadView:
     components_without_pods: tuple[tuple[str, str | None], ...]
     missing_references: tuple[str, ...]
     warnings_reader: Callable[[], tuple[str, ...]]
+    gang_issues_reader: Callable[[], tuple[str, ...]] = tuple
 
     @cached_property
     def gang_groups(self) -> tuple[GangGroup, ...]:
@@ -96,6 +97,15 @@ class WorkloadView:
         """What could not be read; includes what working out the gangs met."""
         _ = self.gang_groups
         return self.warnings_reader()
+
+    @cached_property
+    def gang_issues(self) -> tuple[str, ...]:
+        """The errors that make the gangs unreliable: anything that failed while reading
+        components, their counts and instances, their pods or the gang instructions (not
+        status, suspend or resources). A gang built despite them may have the wrong minimum.
+        """
+        _ = self.gang_groups
+        return self.gang_issues_reader()
 
     @cached_property
     def suspend(self) -> SuspendState:

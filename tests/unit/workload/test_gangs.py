@@ -6,7 +6,7 @@ from tests.corpus import corpus_object
 from tests.unit.workload.definitions import JOBSET, LWS
 from tests.unit.workload.test_pods import jobset_pods, lws_pods
 from wlmap.catalog import builtin_registry
-from wlmap.definitions import definition_from_mapping
+from wlmap.definitions import Definition, definition_from_mapping
 from wlmap.workload import interpret
 
 
@@ -108,3 +108,31 @@ def test_children_keyed_like_their_parent_count_only_their_instance() -> None:
     # 1 driver + 4 workers: each replicatedJob's pods, not every job's pods per job
     assert pods == 5
     assert [g.min_member for g in view.gang_groups if g.source == "podGroup"] == [5]
+
+
+def _jobset_definition_with(field: str, expression: str) -> Definition:
+    """The catalog's JobSet definition with one expression of its replicatedJob replaced."""
+    document = JOBSET.model_dump(by_alias=True, exclude_none=True)
+    (replicated,) = document["spec"]["structureDefinition"]["childComponents"][:1]
+    section, key = field.split(".")
+    replicated[section][key] = expression
+    return definition_from_mapping(document)
+
+
+def test_a_failing_replicas_path_is_a_gang_issue() -> None:
+    obj = corpus_object("jobset/tpu-multislice-v6e-jax.yaml", "JobSet")
+    broken = _jobset_definition_with("scaleDefinition.replicasPath", 'error("no replicas")')
+    view = interpret(broken, obj)
+    assert view.gang_groups  # a gang is still built, with a minimum that cannot be trusted
+    (issue,) = view.gang_issues
+    assert "scaleDefinition.replicasPath" in issue and "no replicas" in issue
+
+
+def test_a_failing_status_expression_leaves_the_gangs_trusted() -> None:
+    obj = corpus_object("jobset/tpu-multislice-v6e-jax.yaml", "JobSet")
+    document = JOBSET.model_dump(by_alias=True, exclude_none=True)
+    root = document["spec"]["structureDefinition"]["rootComponent"]
+    root["statusDefinition"]["conditionsDefinition"]["path"] = 'error("no conditions")'
+    view = interpret(definition_from_mapping(document), obj)
+    assert any("no conditions" in w for w in view.warnings)
+    assert view.gang_issues == ()

@@ -1,0 +1,49 @@
+"""What the operator's handlers share: settings, the connection, discovery, the
+definitions in use, the work queue, what was reported, and which namespaces are served."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from wlmap.operator.leader import LeaderElection
+from wlmap.operator.queue import WorkQueue
+from wlmap.operator.reports import Reports
+from wlmap.operator.settings import Settings
+from wlmap.operator.store import DefinitionStore
+from wlmap.sources.cluster import Cluster, Discovery
+
+
+@dataclass
+class State:
+    """What the handlers share: the connection, discovery, definitions and counters."""
+
+    settings: Settings
+    store: DefinitionStore = field(default_factory=DefinitionStore)
+    cluster: Cluster | None = None
+    discovery: Discovery | None = None
+    queue: WorkQueue = field(default_factory=WorkQueue)
+    later: set[asyncio.Task[None]] = field(default_factory=set)
+    reports: Reports = field(default_factory=Reports)
+    kinds: set[tuple[str, str]] = field(default_factory=set)
+    namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    leader: LeaderElection | None = None
+    reconciled: int = 0
+    failures: int = 0
+
+    @property
+    def writes(self) -> bool:
+        """Whether this replica writes: always, or while it holds the Lease."""
+        return self.leader is None or self.leader.leading
+
+    def serves(self, obj: Mapping[str, Any]) -> bool:
+        """Whether a workload is in scope (its namespace's labels as last seen)."""
+        namespace = (obj.get("metadata") or {}).get("namespace")
+        return self.settings.scope.serves(obj, self.namespace_labels.get(str(namespace)))
+
+    def serves_namespace(self, namespace: str | None) -> bool:
+        """Whether a namespace is in scope."""
+        labels = self.namespace_labels.get(str(namespace))
+        return self.settings.scope.namespace_served(namespace, labels)

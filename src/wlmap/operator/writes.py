@@ -1,0 +1,123 @@
+"""Writing one workload's gang objects: server-side apply without adopting what is not
+ours, and deleting the workload's objects that are no longer wanted.
+
+An object is the workload's when it carries the workload's uid in ``wlmap.dev/workload-uid``.
+A name derived from the workload that is already taken by anything else (another
+workload's group, an object someone made by hand) is reported and left alone: applying
+with ``force`` would take it over.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from wlmap.operator.reports import Refusal
+from wlmap.operator.settings import FIELD_MANAGER, WORKLOAD_UID_LABEL
+from wlmap.sources.cluster import ApiError, Cluster, Discovery
+from wlmap.sources.cluster.connection import APPLY_PATCH
+from wlmap.sources.cluster.listing import list_objects
+
+Owned = dict[tuple[str, str], dict[str, Any]]  # (kind, name) -> object
+# The one kind whose spec the API declares immutable; a change is applied by replacing it.
+REPLACEABLE_KINDS = frozenset({"Workload"})
+
+
+async def owned_objects(
+    cluster: Cluster,
+    discovery: Discovery,
+    kinds: Iterable[tuple[str, str]],
+    namespace: str | None,
+    uid: str,
+) -> Owned:
+    """The objects of these kinds labelled with the workload's uid."""
+    found: Owned = {}
+    for api_version, kind in sorted(set(kinds)):
+        resource = discovery.serving(api_version, kind)
+        if resource is None:
+            continue
+        selector = f"{WORKLOAD_UID_LABEL}={uid}"
+        for obj in await list_objects(cluster, resource, namespace, selector):
+            found[(kind, obj["metadata"]["name"])] = obj
+    return found
+
+
+async def apply(
+    cluster: Cluster, discovery: Discovery, item: Mapping[str, Any], owned: Owned
+) -> Refusal | None:
+    """Apply one gang object; a Refusal when its name is taken or the server refuses it.
+
+    Raises:
+        ApiError, ClusterError: the server failed (retried by the caller).
+    """
+    kind = str(item.get("kind"))
+    resource = discovery.serving(str(item.get("apiVersion", "")), kind)
+    if resource is None:
+        raise ApiError(f"the cluster does not serve {kind} ({item.get('apiVersion')})", 404)
+    meta = item["metadata"]
+    path = resource.path(meta.get("namespace"), meta["name"])
+    if (kind, meta["name"]) not in owned:
+        holder = await _holder(cluster, path, meta)
+        if holder is not None:
+            return Refusal(
+                "NameTaken",
+                f"{kind} {meta['name']} already exists and belongs to {holder}; "
+                "it is left alone and this workload has no such group",
+            )
+    params = {"fieldManager": FIELD_MANAGER, "force": "true"}
+    body = json.dumps(item)
+    try:
+        await cluster.request("PATCH", path, params=params, body=body, content_type=APPLY_PATCH)
+    except ApiError as exc:
+        if exc.code != 422:
+            raise
+        if kind in REPLACEABLE_KINDS and "immutable" in str(exc).lower():
+            await cluster.request("DELETE", path)
+            await cluster.request("PATCH", path, params=params, body=body, content_type=APPLY_PATCH)
+            return None
+        return Refusal("ApplyRefused", f"{kind} {meta['name']} refused by the server: {exc}")
+    return None
+
+
+async def delete_unwanted(
+    cluster: Cluster, discovery: Discovery, owned: Owned, keep: Iterable[Mapping[str, Any]]
+) -> int:
+    """Delete the workload's objects that are not among ``keep`` (a gang key gone, a
+    smaller spec, or a name from an older naming scheme)."""
+    wanted = {(str(o["kind"]), str(o["metadata"]["name"])) for o in keep}
+    deleted = 0
+    for (kind, name), obj in sorted(owned.items()):
+        if (kind, name) in wanted:
+            continue
+        resource = discovery.serving(str(obj.get("apiVersion", "")), kind)
+        if resource is None:
+            continue
+        try:
+            await cluster.request("DELETE", resource.path(obj["metadata"].get("namespace"), name))
+            deleted += 1
+        except ApiError as exc:
+            if exc.code != 404:
+                raise
+    return deleted
+
+
+async def _holder(cluster: Cluster, path: str, meta: Mapping[str, Any]) -> str | None:
+    """Who holds an object of this name, when it exists and is not this workload's."""
+    try:
+        existing = await cluster.request("GET", path)
+    except ApiError as exc:
+        if exc.code == 404:
+            return None
+        raise
+    ours = str((meta.get("labels") or {}).get(WORKLOAD_UID_LABEL))
+    labels = (existing.get("metadata") or {}).get("labels") or {}
+    if labels.get(WORKLOAD_UID_LABEL) == ours:
+        return None  # ours, written since the listing
+    if other := labels.get(WORKLOAD_UID_LABEL):
+        return f"the workload with uid {other}"
+    owners = [
+        f"{o.get('kind')} {o.get('name')}"
+        for o in (existing.get("metadata") or {}).get("ownerReferences") or []
+    ]
+    return ", ".join(owners) if owners else "no workload wlmap keeps (made by someone else)"
