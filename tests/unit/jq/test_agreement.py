@@ -209,3 +209,13 @@ def test_native_agrees_on_corpus(corpus_dir: Path, text: str) -> None:
 )
 def test_typical_expressions_are_native(text: str) -> None:
     assert compile_native(parse(text), frozenset()) is not None
+
+
+@pytest.mark.parametrize(
+    "text", ["[(try . as $v | .a)]", '[try error("x") catch . as $v | $v]', "[try -1 catch .]"]
+)
+def test_try_takes_a_postfix_term(text: str) -> None:
+    # a following `as` binds the whole `try`, as libjq reads it
+    values: list[Any] = [[], {"a": 1}]
+    for value in values:
+        assert_agree(text, value)
