@@ -1,4 +1,5 @@
-"""Definitions from a cluster run with an isolated engine: hostile jq cannot hang the process."""
+"""Definitions not shipped with wlmap run on the untrusted engine: hostile jq cannot hang,
+exhaust or abort the process, and its failure is reported where the expression is."""
 
 from __future__ import annotations
 
@@ -6,12 +7,32 @@ import time
 from collections.abc import Iterator
 
 import pytest
+import yaml
 
 from tests.corpus import corpus_object
 from tests.unit.workload.definitions import define
 from wlmap import jq
+from wlmap.catalog import builtin_registry
+from wlmap.definitions import Definition
 from wlmap.errors import LimitExceededError
-from wlmap.workload import compile_definition, interpret
+from wlmap.workload import compile_definition, interpret, prepare
+
+SLOW_TEMPLATE = """
+apiVersion: wlmap.dev/v1alpha1
+kind: WorkloadMap
+metadata: {name: hostile}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: x
+      kind: {group: jobset.x-k8s.io, version: v1alpha2, kind: JobSet}
+      statusDefinition:
+        statusMappings:
+          running:
+            - byExpression:
+                expression: 'EXPRESSION'
+                expectedResult: "true"
+"""
 
 # Statically safe (no recursion, no unbounded generator), but cubic in the input size and
 # outside the native subset, so it runs on libjq.
@@ -61,3 +82,49 @@ def test_isolated_engine_gives_the_same_view(isolated: jq.Engine) -> None:
     obj["spec"] = {**obj["spec"], "n": [1]}
     compiled = compile_definition(SLOW, isolated)
     assert interpret(compiled, obj, strict=True).phases == ("Running",)
+
+
+HOSTILE = {
+    "regex backtracking": '"a" * 5000 + "b" | test("(a|aa)+$")',
+    "array fan-out": "[.spec.replicatedJobs[]?] | "
+    + " | ".join(["[" + ", ".join([".[]?"] * 30) + "]"] * 6)
+    + " | length > 0",
+    "doubling strings": '"a" * 8000000 | . + . | . + . | . + . | . + . | . + . | . + . | . + . '
+    "| length > 0",
+    "def fan-out": "def f: [., .]; " + "f | " * 40 + "tojson | length > 0",
+    "explode": '"a" * 1e8 | explode | length > 0',
+}
+
+
+def hostile(expression: str) -> Definition:
+    text = SLOW_TEMPLATE.replace("EXPRESSION", expression.replace("'", "''"))
+    return define(text)
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_definition_loaded_by_a_library_user_is_bounded(name: str) -> None:
+    definition = hostile(HOSTILE[name])
+    obj = corpus_object("jobset/tpu-multislice-v6e-jax.yaml", "JobSet")
+    start = time.monotonic()
+    view = interpret(definition, obj)
+    assert time.monotonic() - start < 30
+    assert view.phases == ("Undefined",)
+    [warning] = [w for w in view.warnings if "hostile" in w]
+    assert "definition 'hostile'" in warning
+    assert "statusDefinition.statusMappings.running[0].byExpression.expression" in warning
+    assert "exceeded" in warning
+    with pytest.raises(LimitExceededError):
+        interpret(definition, obj, strict=True)
+
+
+def test_only_the_catalog_runs_on_the_trusted_engine() -> None:
+    obj = corpus_object("jobset/tpu-multislice-v6e-jax.yaml", "JobSet")
+    builtin = builtin_registry().for_object(obj)
+    assert builtin is not None
+    trusted = prepare(builtin)
+    assert all(e.program._engine is jq.default_engine() for e in trusted.exprs.values())
+    copy = define(yaml.safe_dump(builtin.model_dump(by_alias=True, exclude_none=True)))
+    untrusted = prepare(copy)
+    assert all(e.program._engine is jq.untrusted_engine() for e in untrusted.exprs.values())
+    # the same facts either way
+    assert interpret(untrusted, obj).to_dict() == interpret(trusted, obj).to_dict()
