@@ -8,13 +8,15 @@ annotation their scheduler reads. Every step can be repeated after a crash or re
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from wlmap.operator.groups import desired_state
+from wlmap.definitions.registry import Entry
+from wlmap.operator.groups import Desired, desired_state
 from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS, WORKLOAD_UID_LABEL, Settings
 from wlmap.operator.store import DefinitionStore
 from wlmap.sources import Inventory
@@ -63,9 +65,8 @@ async def reconcile(
         return None  # replaced by a new object of the same name: its own event follows
     inventory = Inventory(snapshot.manifests, pods_listed=snapshot.pods_listed)
     pods = inventory.pods_of(current)
-    # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
-    view = interpret(prepare_entry(entry), current, pods=pods or None)
-    desired = desired_state(settings, view, current)
+    # in a thread: a slow (even hostile) definition must not stall the other workloads
+    desired = await asyncio.to_thread(_interpreted, settings, entry, current, pods)
     applied = 0
     for item in desired.objects:
         await _apply(cluster, discovery, item)
@@ -73,6 +74,31 @@ async def reconcile(
     deleted = await _delete_stale(cluster, discovery, settings, current, desired.objects)
     linked = await _link_pods(cluster, discovery, settings, pods or [], desired.pod_groups)
     return Outcome(applied, deleted, linked)
+
+
+def _interpreted(
+    settings: Settings,
+    entry: Entry,
+    current: Mapping[str, Any],
+    pods: list[dict[str, Any]] | None,
+) -> Desired:
+    """Interpret a workload and work out its gang objects (gangs are read lazily, so both
+    run off the event loop). What the definition could not read is logged as a warning
+    for the workload; a definition that exceeds its evaluation limits is one of these."""
+    # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
+    view = interpret(prepare_entry(entry), current, pods=pods or None)
+    desired = desired_state(settings, view, current)
+    if view.warnings:
+        meta = current.get("metadata") or {}
+        log.warning(
+            "definition %s cannot read all of %s %s/%s: %s",
+            entry.origin,
+            current.get("kind"),
+            meta.get("namespace"),
+            meta.get("name"),
+            "; ".join(view.warnings),
+        )
+    return desired
 
 
 async def forget(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -191,6 +192,7 @@ _CACHE: OrderedDict[tuple[int, int], tuple[Definition, jq.Engine | None, Compile
     OrderedDict()
 )
 _CACHE_SIZE = 512
+_CACHE_LOCK = threading.Lock()
 
 
 def prepare(
@@ -201,14 +203,16 @@ def prepare(
     if isinstance(definition, CompiledDefinition):
         return definition
     key = (id(definition), id(engine))
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is definition and hit[1] is engine:
-        _CACHE.move_to_end(key)
-        return hit[2]
+    with _CACHE_LOCK:  # callers interpret in several threads (the operator)
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0] is definition and hit[1] is engine:
+            _CACHE.move_to_end(key)
+            return hit[2]
     compiled = compile_definition(definition, engine)
-    _CACHE[key] = (definition, engine, compiled)
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    with _CACHE_LOCK:
+        _CACHE[key] = (definition, engine, compiled)
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return compiled
 
 
