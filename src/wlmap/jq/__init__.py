@@ -9,6 +9,7 @@ worker process with a memory cap for every other definition (``untrusted_engine`
 from wlmap.jq._native_base import Session
 from wlmap.jq._parser import parse
 from wlmap.jq._reader import Reader
+from wlmap.jq.cost import costly_constructs
 from wlmap.jq.engine import Engine, Program
 from wlmap.jq.engines import default_engine, untrusted_engine
 from wlmap.jq.limits import Limits
@@ -23,6 +24,7 @@ __all__ = [
     "Program",
     "Reader",
     "Session",
+    "costly_constructs",
     "default_engine",
     "parse",
     "path_problems",

@@ -10,29 +10,13 @@ import pytest
 import yaml
 
 from tests.corpus import corpus_object
+from tests.hostile import EXPRESSION_FIELD, HOSTILE, hostile_document
 from tests.unit.workload.definitions import define
 from wlmap import jq
 from wlmap.catalog import builtin_registry
-from wlmap.definitions import Definition
+from wlmap.definitions import Definition, definition_from_mapping
 from wlmap.errors import LimitExceededError
 from wlmap.workload import compile_definition, interpret, prepare
-
-SLOW_TEMPLATE = """
-apiVersion: wlmap.dev/v1alpha1
-kind: WorkloadMap
-metadata: {name: hostile}
-spec:
-  structureDefinition:
-    rootComponent:
-      name: x
-      kind: {group: jobset.x-k8s.io, version: v1alpha2, kind: JobSet}
-      statusDefinition:
-        statusMappings:
-          running:
-            - byExpression:
-                expression: 'EXPRESSION'
-                expectedResult: "true"
-"""
 
 # Statically safe (no recursion, no unbounded generator), but cubic in the input size and
 # outside the native subset, so it runs on libjq.
@@ -84,21 +68,8 @@ def test_isolated_engine_gives_the_same_view(isolated: jq.Engine) -> None:
     assert interpret(compiled, obj, strict=True).phases == ("Running",)
 
 
-HOSTILE = {
-    "regex backtracking": '"a" * 5000 + "b" | test("(a|aa)+$")',
-    "array fan-out": "[.spec.replicatedJobs[]?] | "
-    + " | ".join(["[" + ", ".join([".[]?"] * 30) + "]"] * 6)
-    + " | length > 0",
-    "doubling strings": '"a" * 8000000 | . + . | . + . | . + . | . + . | . + . | . + . | . + . '
-    "| length > 0",
-    "def fan-out": "def f: [., .]; " + "f | " * 40 + "tojson | length > 0",
-    "explode": '"a" * 1e8 | explode | length > 0',
-}
-
-
 def hostile(expression: str) -> Definition:
-    text = SLOW_TEMPLATE.replace("EXPRESSION", expression.replace("'", "''"))
-    return define(text)
+    return definition_from_mapping(hostile_document(expression))
 
 
 @pytest.mark.parametrize("name", list(HOSTILE))
@@ -111,7 +82,7 @@ def test_hostile_definition_loaded_by_a_library_user_is_bounded(name: str) -> No
     assert view.phases == ("Undefined",)
     [warning] = [w for w in view.warnings if "hostile" in w]
     assert "definition 'hostile'" in warning
-    assert "statusDefinition.statusMappings.running[0].byExpression.expression" in warning
+    assert EXPRESSION_FIELD in warning
     assert "exceeded" in warning
     with pytest.raises(LimitExceededError):
         interpret(definition, obj, strict=True)
