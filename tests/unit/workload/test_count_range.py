@@ -101,6 +101,17 @@ def test_possible_counts_are_kept(value: Any) -> None:
     assert counted.replicas == int(float(str(value)))
 
 
+@pytest.mark.parametrize("value", [-5, "1e38"], ids=repr)
+def test_impossible_gpu_requests_are_located_errors(value: Any) -> None:
+    pod = copy.deepcopy(corpus_object("core-gpu/kai-quickstart-gpu-pod.yaml", "Pod"))
+    pod["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": value}}
+    view = interpret(builtin_registry().for_object(pod), pod)
+    assert any(
+        "nvidia.com/gpu" in w and "must be from 0 to 1,000,000 devices" in w for w in view.warnings
+    ), view.warnings
+    assert view.totals.gpus >= 0
+
+
 def test_an_upper_bound_may_be_int32s_largest_value() -> None:
     # KubeRay's maxReplicas default: "no bound", not a count of pods
     obj = copy.deepcopy(corpus_object("ray-rayservice/high-throughput-llm-gpu.yaml", "RayService"))
