@@ -45,6 +45,11 @@ HOSTILE = {
     "shared fan-out comparison": ("[.,.] | " * 40 + ". as $x | $x == $x", 0),
     # quadratic string concatenation
     "repeated concatenation": ('reduce .[] as $x (""; . + ($x | tostring))', list(range(10**6))),
+    # every kept slice is a copy: 80,000 copies of 80,000 elements
+    "kept slices": (
+        "[.[]?, .[]?, .[]?, .[]?] as $big | [$big[] | $big[1:]] | length",
+        list(range(20000)),
+    ),
     # libjq: the same fan-out through a function (not native)
     "def fan-out": ("def f: [., .]; " + "f | " * 40 + ".", 0),
     # libjq: aborted the whole process when it could not allocate
