@@ -162,6 +162,8 @@ def zero_arg(name: str) -> Callable[[Any, Ctl], Any] | None:
     plain = fn
     if name in _CHEAP:
         return lambda v, ctl: plain(v)
+    if name == "fromjson":  # builds a whole new tree from the text
+        return lambda v, ctl: walk(plain(walk(v, ctl)), ctl)
     if name in _DEEP_INPUT:
         return lambda v, ctl: _charged(plain(walk(v, ctl)), ctl)
     return lambda v, ctl: _charged(plain(v), ctl)

@@ -50,6 +50,11 @@ HOSTILE = {
         "[.[]?, .[]?, .[]?, .[]?] as $big | [$big[] | $big[1:]] | length",
         list(range(20000)),
     ),
+    # every parse is a new tree: 80,000 trees of 20,000 values
+    "kept parses": (
+        "tojson as $s | [.[]?, .[]?, .[]?, .[]?] | [.[] | $s | fromjson] | length",
+        list(range(20000)),
+    ),
     # libjq: the same fan-out through a function (not native)
     "def fan-out": ("def f: [., .]; " + "f | " * 40 + ".", 0),
     # libjq: aborted the whole process when it could not allocate
