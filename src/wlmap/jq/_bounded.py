@@ -24,7 +24,7 @@ from wlmap.jq._arith import add
 from wlmap.jq._builtins import ZERO_ARG, iterate
 from wlmap.jq._builtins_args import ONE_ARG
 from wlmap.jq._native_base import Ctl
-from wlmap.jq._values import LimitHit
+from wlmap.jq._values import LimitHit, is_number, tojson
 
 _CHARS_PER_CELL = 8
 # A regular expression gets at least this long, so a pattern compiled just before the
@@ -107,38 +107,58 @@ def binary(name: str, op: Callable[[Any, Any], Any]) -> Callable[[Any, Any, Ctl]
     return built
 
 
-def _total(items: Any, ctl: Ctl) -> Any:
-    """``add`` over outputs. Runs of strings are joined once at the end (repeated
-    concatenation would be quadratic), each piece paying for itself; any other sum pays
-    for every intermediate result."""
-    total: Any = None
+def total(items: Any, ctl: Ctl) -> Any:
+    """``add`` (and ``add(f)``) over outputs. Runs of strings are joined once and runs of
+    arrays extend one new array (repeated concatenation would be quadratic), each piece
+    paying for itself; any other sum pays for every intermediate result."""
+    result: Any = None
     pieces: list[str] | None = None
+    owned = False  # whether ``result`` is an array built here (safe to extend)
     for item in items:
-        if type(item) is str and type(total) is str:
+        if type(item) is str and type(result) is str:
             if pieces is None:
-                pieces = [total]
+                pieces = [result]
             pieces.append(item)
             ctl.charge(shallow(item))
             continue
         if pieces is not None:
-            total, pieces = "".join(pieces), None
-        total = add(total, item)
-        ctl.charge(shallow(total))
-    return total if pieces is None else "".join(pieces)
-
-
-def total(items: Any, ctl: Ctl) -> Any:
-    """``add(f)`` over the outputs of ``f``."""
-    return _total(items, ctl)
+            result, pieces = "".join(pieces), None
+        if type(item) is list and type(result) is list:
+            if not owned:
+                result, owned = list(result), True
+            result.extend(item)
+            ctl.charge(shallow(item))
+            continue
+        result, owned = add(result, item), False
+        ctl.charge(shallow(result))
+    return result if pieces is None else "".join(pieces)
 
 
 def _join(v: Any, sep: Any, ctl: Ctl) -> Any:
+    """``join(sep)`` in linear time: jq's definition adds the pieces one by one, which is
+    quadratic in Python (and has no step to check the deadline at). Errors are raised by
+    the very addition jq would fail at, so messages are the same."""
     walk(v, ctl)
-    pieces = []
+    parts: list[str] = []
+    first = True
     for item in iterate(v):
         ctl.charge(shallow(item) + shallow(sep))
-        pieces.append(item)
-    return ONE_ARG["join"](pieces, sep)
+        if not first:
+            if type(sep) is str:
+                parts.append(sep)
+            elif sep is not None:
+                add("".join(parts), sep)  # raises jq's error
+        first = False
+        if item is None:
+            piece: Any = ""
+        elif item is True or item is False or is_number(item):
+            piece = tojson(item)
+        else:
+            piece = item
+        if type(piece) is not str:
+            add("".join(parts), piece)  # raises jq's error
+        parts.append(piece)
+    return "".join(parts)
 
 
 # Builtins that traverse their whole input (its tree is walked first) or build a result
@@ -155,7 +175,7 @@ _CHEAP = frozenset(
 def zero_arg(name: str) -> Callable[[Any, Ctl], Any] | None:
     """The charged form of a zero-argument builtin (None when it has no native form)."""
     if name == "add":
-        return lambda v, ctl: _total(iterate(walk(v, ctl)), ctl)
+        return lambda v, ctl: total(iterate(walk(v, ctl)), ctl)
     fn = ZERO_ARG.get(name)
     if fn is None:
         return None

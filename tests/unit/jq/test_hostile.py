@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,6 +79,42 @@ def test_hostile_program_is_stopped(untrusted: Engine, name: str) -> None:
     assert caught.value.expression == text
     # the engine (and its worker) still serve the next program
     assert untrusted.compile("def f: . + 1; f").all(1) == [2]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('join(",")', ["a", "b", 1, None, True]),
+        ("join(null)", ["a", "b"]),
+        ("join(1)", ["a", "b"]),
+        ('join(",")', ["a", [1]]),
+        ("add", [[1], [2, 3], None, [4]]),
+        ("add", ["a", "b", None, "c"]),
+        ("add", [[1], "a"]),
+        ("add", [{"a": 1}, {"b": 2}]),
+        (". as $x | add | $x", [[1], [2]]),
+    ],
+)
+def test_linear_join_and_add_give_what_jq_gives(
+    untrusted: Engine, text: str, value: list[Any]
+) -> None:
+    def outcome(engine: Engine) -> Any:
+        try:
+            return engine.compile(text).all(value)
+        except ExpressionError as err:
+            return str(err)
+
+    assert outcome(untrusted) == outcome(Engine())
+
+
+def test_a_long_join_takes_linear_time(untrusted: Engine) -> None:
+    # jq defines join as adding the pieces one by one: quadratic, with no step between
+    # additions at which the deadline could be checked
+    value = list(range(300_000))
+    started = time.monotonic()
+    [joined] = untrusted.compile('[.[] | tostring] | join(",")').all(value)
+    assert time.monotonic() - started < STOPPED_WITHIN
+    assert joined == ",".join(map(str, value))
 
 
 def test_budget_leaves_ordinary_programs_alone(untrusted: Engine) -> None:
