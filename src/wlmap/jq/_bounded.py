@@ -165,10 +165,11 @@ def _join(v: Any, sep: Any, ctl: Ctl) -> Any:
 # (its top level is charged); the rest only look at the top of their input.
 _DEEP_INPUT = frozenset(
     {"tojson", "tostring", "sort", "unique", "min", "max", "flatten", "fromjson", "contains"}
+    | {"utf8bytelength"}
 )
 _CHEAP = frozenset(
     {"length", "not", "type", "first", "last", "floor", "sqrt", "has", "in", "error"}
-    | {"startswith", "endswith", "utf8bytelength"}
+    | {"startswith", "endswith"}
 )
 
 
