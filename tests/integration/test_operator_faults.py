@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.integration.kube import Kube, load, wait_for
-from tests.integration.load import KAI, converged, expected_minimum
+from tests.integration.load import KAI, converged, expected_minimum, min_member
 from tests.integration.operator_process import OperatorProcess
 from tests.integration.testcluster import TestCluster
 
@@ -164,3 +164,50 @@ def test_an_object_its_definition_cannot_read_does_not_stop_the_operator(
         "groups for the readable JobSets",
     )
     assert operator.healthy()
+
+
+# Exponential backtracking on every evaluation: Python's re held the event loop forever.
+HOSTILE_CONDITIONS = '.status.conditions | select("a" * 5000 + "b" | test("(a|aa)+$") | not)'
+
+
+def test_a_hostile_definition_does_not_stop_the_operator(
+    kube: Kube, namespace: str, definition_crds: None, operator: OperatorProcess
+) -> None:
+    created = kube.create(
+        {
+            "apiVersion": WORKLOADMAP[0],
+            "kind": WORKLOADMAP[1],
+            **lws_definition("lws-hostile", HOSTILE_CONDITIONS),
+        }
+    )
+    try:
+        wait_for(
+            lambda: (
+                ((kube.get(*WORKLOADMAP, None, "lws-hostile") or {}).get("status") or {}).get(
+                    "generationInUse"
+                )
+                == 1
+            ),
+            "the hostile definition in use",
+        )
+        (lws,) = load("lws-leaderworkerset/sample-v1.yaml")
+        kube.create(lws, namespace)
+        wait_for(
+            lambda: "exceeded the evaluation's time limit" in operator.output(),
+            "a warning that the hostile expression was stopped",
+        )
+        # the JobSets created after it are reconciled while it is being interpreted
+        expected = jobsets(kube, namespace, 2)
+
+        def jobset_groups() -> dict[str, int]:
+            return {
+                g["metadata"]["ownerReferences"][0]["name"]: min_member(g)
+                for g in kube.list(*KAI, namespace)
+                if g["metadata"]["ownerReferences"][0]["kind"] == "JobSet"
+            }
+
+        wait_for(lambda: jobset_groups() == expected, "groups for the JobSets")
+        assert operator.healthy()
+        assert "definition cluster:WorkloadMap/lws-hostile cannot read all of" in operator.output()
+    finally:
+        kube.delete(created)

@@ -27,9 +27,23 @@ def builtin_definitions() -> tuple[Definition, ...]:
     return tuple(found)
 
 
+def is_builtin(definition: Definition) -> bool:
+    """Whether a definition object is one of the built-in catalog's (the only ones
+    evaluated without the untrusted engine's bounds)."""
+    if builtin_definitions.cache_info().currsize == 0:
+        return False  # the catalog was never loaded, so this cannot be one of its objects
+    return id(definition) in _builtin_ids()
+
+
+@lru_cache(maxsize=1)
+def _builtin_ids() -> frozenset[int]:
+    # the catalog's objects live as long as the process (builtin_definitions keeps them)
+    return frozenset(id(d) for d in builtin_definitions())
+
+
 def builtin_registry() -> Registry:
     """A registry holding the built-in catalog (a new one each call: callers add to it)."""
     return Registry(Entry(d, BUILTIN) for d in builtin_definitions())
 
 
-__all__ = ["BUILTIN", "builtin_definitions", "builtin_registry"]
+__all__ = ["BUILTIN", "builtin_definitions", "builtin_registry", "is_builtin"]

@@ -1,4 +1,5 @@
-"""Validation rules about jq expressions: they parse, are safe, compile, and writes are paths."""
+"""Validation rules about jq expressions: they parse, are safe, compile, writes are paths,
+and (warnings) their cost grows no faster than their input."""
 
 from __future__ import annotations
 
@@ -58,6 +59,8 @@ def _check(text: str, role: Role) -> Iterator[tuple[str, Severity]]:
     except ExpressionError as exc:
         yield f"jq does not compile it: {exc.reason}", "error"
         return
+    for message in jq.costly_constructs(node):
+        yield f"super-linear cost, may exceed the evaluation limits: {message}", "warning"
     if role in (Role.SPEC_WRITE, Role.SUSPEND_WRITE):
         path_issues = jq.path_problems(node)
         if path_issues and role is Role.SUSPEND_WRITE:

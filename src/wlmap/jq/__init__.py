@@ -1,14 +1,17 @@
 """The jq engine: parse, check and evaluate jq expressions within hard limits.
 
 Common expressions are evaluated natively in Python with libjq's exact results; the rest
-run on libjq, in-process for trusted definitions or in a killable worker process
-(``Engine(isolated=True)``) for definitions from a cluster.
+run on libjq, in-process for the built-in catalog (``default_engine``) or in a killable
+worker process with a memory cap for every other definition (``untrusted_engine``, an
+``Engine(isolated=True)``, whose native evaluation also charges a size budget).
 """
 
 from wlmap.jq._native_base import Session
 from wlmap.jq._parser import parse
 from wlmap.jq._reader import Reader
-from wlmap.jq.engine import Engine, Program, default_engine
+from wlmap.jq.cost import costly_constructs
+from wlmap.jq.engine import Engine, Program
+from wlmap.jq.engines import default_engine, untrusted_engine
 from wlmap.jq.limits import Limits
 from wlmap.jq.paths import path_problems
 from wlmap.jq.safety import unsafe_constructs
@@ -21,8 +24,10 @@ __all__ = [
     "Program",
     "Reader",
     "Session",
+    "costly_constructs",
     "default_engine",
     "parse",
     "path_problems",
     "unsafe_constructs",
+    "untrusted_engine",
 ]

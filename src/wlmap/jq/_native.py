@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from wlmap.jq import _bounded
 from wlmap.jq import syntax as s
 from wlmap.jq._arith import BINARY, negate
 from wlmap.jq._native_base import Code, Env, NotNative, from_one
@@ -23,10 +24,16 @@ from wlmap.jq._native_struct import StructCompiler
 from wlmap.jq._values import JqError, compare, equal, tojson, tostring, truthy
 
 
-def compile_native(node: s.Node, variables: frozenset[str]) -> Code | None:
-    """Compile ``node`` for native evaluation, or return None when it is not supported."""
+def compile_native(
+    node: s.Node, variables: frozenset[str], *, bounded: bool = False
+) -> Code | None:
+    """Compile ``node`` for native evaluation, or return None when it is not supported.
+
+    ``bounded`` charges what the program builds and traverses to the evaluation's size
+    budget (for untrusted programs, see ``_bounded``).
+    """
     try:
-        return Compiler(shareable(node)).compile(node, variables)
+        return Compiler(shareable(node), bounded=bounded).compile(node, variables)
     except (NotNative, RecursionError):
         return None
 
@@ -117,6 +124,8 @@ class Compiler(CallCompiler, StructCompiler, IndexCompiler):
     def c_Binary(self, node: s.Binary, scope: frozenset[str]) -> Code:
         op = BINARY.get(node.op) or _COMPARISONS[node.op]
         left, right = self.compile(node.left, scope), self.compile(node.right, scope)
+        if self.bounded:
+            return self.charged_binary(left, right, _bounded.binary(node.op, op))
         # Against a constant (`.type == "Ready"`), which cannot fail, the order of
         # evaluation does not matter: apply the operator directly.
         lone, rone = left.one, right.one
@@ -194,6 +203,8 @@ class Compiler(CallCompiler, StructCompiler, IndexCompiler):
             bone = body.one
             return from_one(lambda v, e: [bone(v, e)])
         bgen = body.gen
+        if self.bounded:
+            return from_one(lambda v, e: _collect(bgen(v, e), e))
         return from_one(lambda v, e: list(bgen(v, e)))
 
     def c_If(self, node: s.If, scope: frozenset[str]) -> Code:
@@ -216,7 +227,21 @@ class Compiler(CallCompiler, StructCompiler, IndexCompiler):
         fn = _FORMATS.get(node.name)
         if fn is None:
             raise NotNative(f"@{node.name}")
+        if self.bounded:
+            rendered = _bounded.render(fn)
+            return from_one(lambda v, e: rendered(v, e.ctl))
         return from_one(lambda v, e: fn(v))
+
+
+def _collect(outputs: Iterable[Any], e: Env) -> list[Any]:
+    """An array construction that pays one cell per element as it collects them, so a
+    fan-out stops at the budget instead of after it has filled memory."""
+    result: list[Any] = []
+    append, charge = result.append, e.ctl.charge
+    for x in outputs:
+        charge(1)
+        append(x)
+    return result
 
 
 _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {

@@ -14,18 +14,30 @@ _TICK_MASK = 255
 
 
 class Ctl:
-    """Per-evaluation control: the deadline, checked every few hundred steps."""
+    """Per-evaluation control: the deadline, checked every few hundred steps, and the
+    size budget left (``cells``; charged only by programs compiled ``bounded``)."""
 
-    __slots__ = ("deadline", "steps")
+    __slots__ = ("budget", "cells", "deadline", "steps")
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, cells: int = 0) -> None:
         self.deadline = deadline
         self.steps = 0
+        self.budget = self.cells = cells
 
     def tick(self) -> None:
         self.steps += 1
         if not self.steps & _TICK_MASK and time.monotonic() > self.deadline:
             raise LimitHit("evaluation exceeded its time limit")
+
+    def charge(self, cells: int) -> None:
+        """Spend part of the size budget; past it the evaluation stops."""
+        self.cells -= cells
+        if self.cells < 0:
+            raise LimitHit(
+                f"evaluation exceeded its size limit ({self.budget} cells of values "
+                "built or traversed)"
+            )
+        self.tick()
 
 
 # Shared sub-expression results: key -> (the input evaluated, the single output).
@@ -91,10 +103,13 @@ class CompilerBase:
 
     ``shared`` names the nodes (by ``id``) whose single output is kept in the
     evaluation's memo under the given key, for other programs on the same input.
+    ``bounded`` compiles the charged variants of growing and traversing operations
+    (``_bounded``) for untrusted programs.
     """
 
-    def __init__(self, shared: dict[int, str] | None = None) -> None:
+    def __init__(self, shared: dict[int, str] | None = None, *, bounded: bool = False) -> None:
         self.shared = shared or {}
+        self.bounded = bounded
 
     def compile(self, node: s.Node, scope: frozenset[str]) -> Code:
         method = getattr(self, "c_" + type(node).__name__, None)
@@ -131,6 +146,26 @@ class CompilerBase:
                 for a in lgen(v, e):
                     e.ctl.tick()
                     yield fn(a, b)
+
+        return Code(gen)
+
+    def charged_binary(self, left: Code, right: Code, fn: Callable[[Any, Any, Ctl], Any]) -> Code:
+        """:meth:`binary` for an operator that charges the evaluation's budget."""
+        lgen, rgen = left.gen, right.gen
+        if left.one is not None and right.one is not None:
+            lone, rone = left.one, right.one
+
+            def both(v: Any, e: Env) -> Any:
+                b = rone(v, e)
+                return fn(lone(v, e), b, e.ctl)
+
+            return from_one(both)
+
+        def gen(v: Any, e: Env) -> Iterator[Any]:
+            for b in rgen(v, e):
+                for a in lgen(v, e):
+                    e.ctl.tick()
+                    yield fn(a, b, e.ctl)
 
         return Code(gen)
 

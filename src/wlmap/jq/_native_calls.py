@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from wlmap.jq import _bounded
 from wlmap.jq import syntax as s
 from wlmap.jq._arith import add
 from wlmap.jq._builtins import TYPE_FILTERS, ZERO_ARG, from_entries, iterate, to_entries
@@ -77,6 +78,26 @@ def _map(v: Any, fgen: Callable[[Any, Env], Iterable[Any]], e: Env) -> list[Any]
     return result
 
 
+def _map_charged(v: Any, fgen: Callable[[Any, Env], Iterable[Any]], e: Env) -> list[Any]:
+    result: list[Any] = []
+    append, charge = result.append, e.ctl.charge
+    for item in iterate(v):
+        for out in fgen(item, e):
+            charge(1)
+            append(out)
+    return result
+
+
+def _by_charged(name: str, v: Any, fgen: Callable[[Any, Env], Iterable[Any]], e: Env) -> Any:
+    def keyed(item: Any, e: Env) -> Iterator[Any]:
+        for key in fgen(item, e):
+            yield _bounded.walk(key, e.ctl)
+
+    out = _by(name, v, keyed, e)
+    e.ctl.charge(_bounded.shallow(out))
+    return out
+
+
 class CallCompiler(CompilerBase):
     """``c_Call``: builtins with a native implementation."""
 
@@ -92,6 +113,9 @@ class CallCompiler(CompilerBase):
         raise NotNative(f"{name}/{arity}")
 
     def call0(self, name: str) -> Code:
+        charged = _bounded.zero_arg(name) if self.bounded else None
+        if charged is not None:
+            return from_one(lambda v, e: charged(v, e.ctl))
         if name in ZERO_ARG:
             fn = ZERO_ARG[name]
             return from_one(lambda v, e: fn(v))
@@ -117,24 +141,34 @@ class CallCompiler(CompilerBase):
                 fone = arg.one
                 return Code(lambda v, e: (v,) if truthy(fone(v, e)) else ())
             return Code(lambda v, e: (v for c in fgen(v, e) if truthy(c)))
+        mapped = _map_charged if self.bounded else _map
         if name == "map":
-            return from_one(lambda v, e: _map(v, fgen, e))
+            return from_one(lambda v, e: mapped(v, fgen, e))
         if name == "map_values":
             return from_one(lambda v, e: _map_values(v, fgen, e))
         if name == "with_entries":
-            return from_one(lambda v, e: from_entries(_map(to_entries(v), fgen, e)))
+            return from_one(lambda v, e: from_entries(mapped(to_entries(v), fgen, e)))
         if name in _BY_FUNCTIONS:
-            return from_one(lambda v, e: _by(name, v, fgen, e))
+            by = _by_charged if self.bounded else _by
+            return from_one(lambda v, e: by(name, v, fgen, e))
         if name in ("any", "all"):
             return self.quantifier(name, lambda v, e: iterate(v), fgen, arg.one)
         if name == "first":
             return Code(lambda v, e: _first(fgen(v, e)))
         if name == "last":
-            return Code(lambda v, e: _final(fgen(v, e)))
+            return Code(lambda v, e: _final(fgen(v, e), e))
         if name == "add":
+            if self.bounded:
+                return from_one(lambda v, e: _bounded.total(fgen(v, e), e.ctl))
             return from_one(lambda v, e: _sum(fgen(v, e)))
         if name == "test":
             return self.test(arg_node)
+        charged = _bounded.one_arg(name) if self.bounded else None
+        if charged is not None:
+            if arg.one is not None:
+                cone = arg.one
+                return from_one(lambda v, e: charged(v, cone(v, e), e.ctl))
+            return Code(lambda v, e: (charged(v, a, e.ctl) for a in fgen(v, e)))
         if name in ONE_ARG:
             fn = ONE_ARG[name]
             if arg.one is not None:
@@ -180,6 +214,15 @@ class CallCompiler(CompilerBase):
         regex = compile_regex(arg_node.value)
         if regex is None:
             raise NotNative("test with a pattern outside the safe subset")
+        if self.bounded:
+            bounded_search = _bounded.searcher(arg_node.value)
+
+            def matches_in_time(v: Any, e: Env) -> bool:
+                if type(v) is not str:
+                    raise JqError(f"{describe(v)} cannot be matched, as it is not a string")
+                return bounded_search(v, e.ctl)
+
+            return from_one(matches_in_time)
         search = regex.search
 
         def matches(v: Any, e: Env) -> bool:
@@ -196,10 +239,11 @@ def _first(outputs: Iterable[Any]) -> tuple[Any, ...]:
     return ()
 
 
-def _final(outputs: Iterable[Any]) -> Iterator[Any]:
-    found, last = False, None
+def _final(outputs: Iterable[Any], e: Env) -> Iterator[Any]:
+    found, last, tick = False, None, e.ctl.tick
     for last in outputs:  # noqa: B007 - only the last output matters
         found = True
+        tick()
     if found:
         yield last
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from wlmap.jq import syntax as s
+from wlmap.jq._bounded import shallow
 from wlmap.jq._builtins import index_value, iterate, slice_value
 from wlmap.jq._native_base import Code, CompilerBase, Env, from_one
 from wlmap.jq._values import JqError
@@ -83,6 +84,8 @@ class IndexCompiler(CompilerBase):
         start = none if node.start is None else self.compile(node.start, scope)
         end = none if node.end is None else self.compile(node.end, scope)
         optional = node.optional
+        # a slice is a copy: an untrusted program pays for it (kept slices add up)
+        charge = self.bounded
 
         def gen(v: Any, e: Env) -> Iterator[Any]:
             for a in start.gen(v, e):
@@ -95,6 +98,8 @@ class IndexCompiler(CompilerBase):
                             if optional:
                                 continue
                             raise
+                        if charge:
+                            e.ctl.charge(shallow(found))
                         yield found
 
         return Code(gen)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from wlmap.jq import _bounded
 from wlmap.jq import syntax as s
-from wlmap.jq._native_base import Code, CompilerBase, Env, NotNative, from_one
+from wlmap.jq._native_base import Code, CompilerBase, Ctl, Env, NotNative, from_one
 from wlmap.jq._values import JqError, describe, tojson, tostring
 
 _INTERP_FORMATS = {None: tostring, "text": tostring, "json": tojson}
@@ -59,6 +60,9 @@ class StructCompiler(CompilerBase):
         if node.fmt not in _INTERP_FORMATS:
             raise NotNative(f"@{node.fmt}")
         render = _INTERP_FORMATS[node.fmt]
+        if self.bounded:
+            rendered = _bounded.render(render)
+            return self.charged_interpolation(node, scope, rendered)
         parts: list[str | Code] = [
             part if isinstance(part, str) else self.compile(part, scope) for part in node.parts
         ]
@@ -90,6 +94,42 @@ class StructCompiler(CompilerBase):
                 yield from build(v, e, j - 1, chosen)
 
         return Code(lambda v, e: build(v, e, len(slots) - 1, [None] * len(parts)))
+
+    def charged_interpolation(
+        self, node: s.StringInterp, scope: frozenset[str], render: Callable[[Any, Ctl], str]
+    ) -> Code:
+        """A string interpolation of an untrusted program: every part and the result are
+        charged (outputs in libjq's order, as the unbounded form gives them)."""
+        parts = [p if isinstance(p, str) else self.compile(p, scope) for p in node.parts]
+        slots = [i for i, part in enumerate(parts) if not isinstance(part, str)]
+        if all(isinstance(part, str) or part.one is not None for part in parts):
+            ones = [part if isinstance(part, str) else part.one for part in parts]
+
+            def joined(v: Any, e: Env) -> str:
+                text = "".join(
+                    piece if isinstance(piece, str) else render(piece(v, e), e.ctl)  # type: ignore[misc]
+                    for piece in ones
+                )
+                e.ctl.charge(_bounded.shallow(text))
+                return text
+
+            return from_one(joined)
+
+        def build(v: Any, e: Env, j: int, chosen: list[str]) -> Iterator[str]:
+            if j < 0:
+                text = "".join(chosen)
+                e.ctl.charge(_bounded.shallow(text))
+                yield text
+                return
+            part = parts[slots[j]]
+            assert not isinstance(part, str)
+            for x in part.gen(v, e):
+                e.ctl.tick()
+                chosen[slots[j]] = render(x, e.ctl)
+                yield from build(v, e, j - 1, chosen)
+
+        start = [p if isinstance(p, str) else "" for p in parts]
+        return Code(lambda v, e: build(v, e, len(slots) - 1, list(start)))
 
     def c_Bind(self, node: s.Bind, scope: frozenset[str]) -> Code:
         if len(node.patterns) != 1 or not isinstance(node.patterns[0], s.VarPattern):

@@ -115,11 +115,13 @@ def _if(p: _Parser, keyword: str = "if") -> s.Node:
 
 def _try(p: _Parser) -> s.Node:
     p.expect("try")
-    body = p.unary()
+    # Body and handler are postfix terms: a following ``as`` binds the whole ``try``
+    # (``try . as $v | .a`` is ``(try .) as $v | .a``, as libjq reads it).
+    body = p.postfix(allow_bind=False)
     handler = None
     if p.tok.kind == "catch":
         p.advance()
-        handler = p.unary()
+        handler = p.postfix(allow_bind=False)
     return s.Try(body, handler)
 
 

@@ -133,16 +133,47 @@ def tostring(v: Any) -> str:
     return v if type(v) is str else tojson(v)
 
 
+class _Enough(Exception):
+    """The start of a value's JSON text is all an error message shows."""
+
+
+class _Prefix(list[str]):
+    """Collects JSON text and stops once it is longer than an error message shows, so
+    describing a huge (or exponentially shared) value costs no more than a small one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.length = 0
+
+    def append(self, text: str) -> None:
+        super().append(text)
+        self.length += len(text)
+        if self.length > _TRUNC_BYTES:
+            raise _Enough
+
+
+_CLOSERS: dict[type, str] = {list: "]", dict: "}", str: '"'}
+
+
 def describe(v: Any) -> str:
     """``type (value)`` as jq writes a value in an error message, truncated like jq."""
+    out = _Prefix()
     try:
-        text = tojson(v)
-    except Unsupported:
+        if type(v) is str:
+            out.append(string_text(v))
+        else:
+            _encode(v, out)
+        text = "".join(out)
+    except _Enough:
+        text = "".join(out)
+        if type(v) not in _CLOSERS:  # a long number: its last digit is known only in full
+            text = tojson(v)
+    except (Unsupported, RecursionError):
         raise Unsupported("value in error message") from None
     data = text.encode()
     if len(data) > _TRUNC_BYTES:
         cut = data[: _TRUNC_BYTES - 4]
-        text = cut.decode(errors="ignore") + "..." + text[-1]
+        text = cut.decode(errors="ignore") + "..." + _CLOSERS.get(type(v), text[-1])
     return f"{type_name(v)} ({text})"
 
 

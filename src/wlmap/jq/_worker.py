@@ -3,7 +3,9 @@
 libjq holds the GIL and cannot be interrupted, so untrusted programs are evaluated in a
 worker process with an address-space cap. The parent writes one JSON request per line and
 waits for one JSON reply line; if none arrives in time the worker is killed (and started
-again on the next request).
+again on the next request). A new worker first says it is ready: its start (a Python
+interpreter importing libjq, which takes seconds on a loaded machine) is waited for on its
+own and never counted against an evaluation's time limit.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import IO, Any
 from wlmap.jq._libjq import LibjqError, OutputLimit, compile_program, run
 
 _CACHE_SIZE = 512
+_READY = b'{"ready": true}\n'
 
 
 class WorkerTimeout(Exception):
@@ -33,8 +36,9 @@ class WorkerFailure(Exception):
 class Worker:
     """Parent-side handle of the worker process; safe to share between threads."""
 
-    def __init__(self, memory_bytes: int) -> None:
+    def __init__(self, memory_bytes: int, start_seconds: float = 60.0) -> None:
         self._memory_bytes = memory_bytes
+        self._start_seconds = start_seconds
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
@@ -58,7 +62,10 @@ class Worker:
             reply = proc.stdout.readline()
             if not reply:
                 self._kill()
-                raise WorkerFailure("the jq worker process exited (memory limit?)")
+                raise WorkerFailure(
+                    "evaluation exceeded the jq worker's memory limit of "
+                    f"{self._memory_bytes // 2**20} MiB (the worker process exited)"
+                )
         answer = json.loads(reply)
         if "ok" in answer:
             outputs: list[Any] = answer["ok"]
@@ -84,6 +91,13 @@ class Worker:
                 stderr=subprocess.DEVNULL,
                 env={**env, "WLMAP_JQ_WORKER_MEMORY": str(self._memory_bytes)},
             )
+            assert self._proc.stdout is not None
+            ready, _, _ = select.select([self._proc.stdout], [], [], self._start_seconds)
+            if not ready or self._proc.stdout.readline() != _READY:
+                self._kill()
+                raise WorkerFailure(
+                    f"the jq worker process did not start within {self._start_seconds:g} seconds"
+                )
         return self._proc
 
     def _kill(self) -> None:
@@ -115,17 +129,25 @@ def _answer(request: dict[str, Any], programs: dict[str, Any]) -> dict[str, Any]
     except OutputLimit as err:
         return {"limit": str(err)}
     except MemoryError:
-        return {"limit": "evaluation exceeded the worker's memory limit", "kind": "memory"}
+        return {"limit": "evaluation exceeded the jq worker's memory limit", "kind": "memory"}
 
 
 def _serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
     programs: dict[str, Any] = {}
+    stdout.write(_READY)
+    stdout.flush()
     for line in stdin:
-        reply = _answer(json.loads(line), programs)
+        request = json.loads(line)
+        reply = _answer(request, programs)
         try:
             data = json.dumps(reply)
         except ValueError:
             data = json.dumps({"error": "output is not representable as JSON"})
+        except MemoryError:
+            data = json.dumps({"limit": "the output exceeded the worker's memory limit"})
+        most = request.get("max_bytes")
+        if most is not None and len(data) > most:
+            data = json.dumps({"limit": f"the outputs exceed {most} bytes of JSON"})
         stdout.write(data.encode() + b"\n")
         stdout.flush()
 

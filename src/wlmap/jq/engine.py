@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from wlmap.errors import ExpressionError, LimitExceededError
+from wlmap.jq._bounded import walk
 from wlmap.jq._libjq import LibjqError, OutputLimit, compile_program, run, wrap, wrap_input
 from wlmap.jq._native import compile_native
 from wlmap.jq._native_base import Code, Ctl, Env
@@ -29,14 +30,21 @@ class Engine:
 
     Args:
         limits: bounds applied to every evaluation.
-        isolated: evaluate with libjq in a worker process that is killed when it exceeds
-            the time limit (for programs from untrusted sources).
+        isolated: for programs from untrusted sources (anything but the built-in
+            catalog): libjq runs only in a worker process with a memory cap that is killed
+            when it exceeds the time limit, and native evaluation charges what it builds
+            and traverses to a size budget (``Limits.max_cells``) and runs regular
+            expressions with a timeout.
     """
 
     def __init__(self, limits: Limits | None = None, *, isolated: bool = False) -> None:
         self.limits = limits or Limits()
         self.isolated = isolated
-        self._worker = Worker(self.limits.worker_memory_bytes) if isolated else None
+        self._worker = (
+            Worker(self.limits.worker_memory_bytes, self.limits.worker_start_seconds)
+            if isolated
+            else None
+        )
         self._cache: dict[tuple[str, bool], Program] = {}
         self._lock = threading.Lock()
 
@@ -102,6 +110,7 @@ class Engine:
                     "text": wrapped,
                     "input": input_json,
                     "max": self.limits.max_outputs,
+                    "max_bytes": self.limits.max_output_bytes,
                     "first": first,
                 }
                 return self._worker.request(message, self.limits.timeout_seconds)
@@ -146,7 +155,10 @@ class Program:
             raise ExpressionError("unsafe jq expression: " + "; ".join(problems), text)
         self.variables = free_variables(self.node)
         self.libjq_programs: dict[str, Any] = {}
-        self._code: Code | None = compile_native(self.node, frozenset(self.variables))
+        self._bounded = engine.isolated
+        self._code: Code | None = compile_native(
+            self.node, frozenset(self.variables), bounded=self._bounded
+        )
         self.native = self._code is not None
         self.verified = not self.native
         if not self.native:
@@ -190,7 +202,13 @@ class Program:
         code = self._code
         if code is None or self.variables:
             return lambda value, session=None: self.all(value, shared=True)
-        return native_reader(code, self._engine.limits, lambda value: self.all(value, shared=True))
+        return native_reader(
+            code,
+            self._engine.limits,
+            lambda value: self.all(value, shared=True),
+            bounded=self._bounded,
+            text=self.text,
+        )
 
     def paths(self, value: Any, variables: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """What ``[path(EXPR)]`` gives: the paths into ``value`` the program selects.
@@ -208,7 +226,8 @@ class Program:
             )
         variables = self._variables(variables)
         if self._path_step is not None:
-            ctl = Ctl(time.monotonic() + self._engine.limits.timeout_seconds)
+            limits = self._engine.limits
+            ctl = Ctl(time.monotonic() + limits.timeout_seconds, limits.max_cells)
             try:
                 return run_paths(self._path_step, value, Env(variables, ctl))
             except JqError as err:
@@ -245,13 +264,15 @@ class Program:
     ) -> list[Any]:
         assert self._code is not None
         limits = self._engine.limits
-        env = Env(variables, Ctl(time.monotonic() + limits.timeout_seconds))
+        env = Env(variables, Ctl(time.monotonic() + limits.timeout_seconds, limits.max_cells))
         one = self._code.one
         if one is not None:  # exactly one output: no generator machinery
             try:
                 out = one(value, env)
+                if self._bounded:
+                    walk(out, env.ctl)
             except JqError as err:
-                raise ExpressionError(error_message(err.value), self.text) from None
+                raise self._failure(err, env) from None
             except LimitHit as err:
                 raise LimitExceededError(str(err), self.text) from None
             if shared:
@@ -260,6 +281,8 @@ class Program:
         outputs: list[Any] = []
         try:
             for out in self._code.gen(value, env):
+                if self._bounded:
+                    walk(out, env.ctl)
                 if shared:
                     outputs.append(int(out) if type(out) is float and out.is_integer() else out)
                 else:
@@ -269,22 +292,20 @@ class Program:
                 if len(outputs) > limits.max_outputs:
                     raise LimitExceededError(f"more than {limits.max_outputs} outputs", self.text)
         except JqError as err:
-            raise ExpressionError(error_message(err.value), self.text) from None
+            raise self._failure(err, env) from None
         except LimitHit as err:
             raise LimitExceededError(str(err), self.text) from None
         return outputs
 
-
-_DEFAULT: Engine | None = None
-
-
-def default_engine() -> Engine:
-    """The process-wide in-process engine for trusted definitions (catalog and local files);
-    sharing it means each expression is parsed and compiled once."""
-    global _DEFAULT  # noqa: PLW0603 - one compile cache per process
-    if _DEFAULT is None:
-        _DEFAULT = Engine()
-    return _DEFAULT
+    def _failure(self, err: JqError, env: Env) -> ExpressionError:
+        """The error jq reported; an untrusted program's error value is charged before it
+        is written out (it may be as large as any output)."""
+        if self._bounded:
+            try:
+                walk(err.value, env.ctl)
+            except LimitHit as hit:
+                return LimitExceededError(str(hit), self.text)
+        return ExpressionError(error_message(err.value), self.text)
 
 
 def _json_default(value: Any) -> Any:

@@ -21,9 +21,22 @@ class Limits:
             iterates; libjq cannot be interrupted in-process, so it is enforced for libjq
             only in isolated mode, by killing the worker process.
         worker_memory_bytes: address-space cap of the isolated worker process.
+        max_cells: in isolated mode, how much the native evaluator may build or traverse
+            in one evaluation, in cells: one per JSON value (array element, object entry,
+            scalar) and one per 8 characters of a string. Array constructions, string and
+            array growth, deep comparisons, encodings and the outputs themselves are
+            charged as they happen, so fan-out and repeated doubling stop with
+            ``LimitExceededError`` long before memory runs out (decision 10).
+        max_output_bytes: largest JSON text of the outputs the isolated worker may send
+            back; more is a ``LimitExceededError``.
+        worker_start_seconds: how long the isolated worker may take to start (import and
+            say it is ready); not counted against ``timeout_seconds``.
     """
 
     max_outputs: int = 1000
     max_input_bytes: int = 8 * MIB
     timeout_seconds: float = 2.0
-    worker_memory_bytes: int = 1024 * MIB
+    worker_memory_bytes: int = 512 * MIB
+    max_cells: int = 4_000_000
+    max_output_bytes: int = 8 * MIB
+    worker_start_seconds: float = 60.0

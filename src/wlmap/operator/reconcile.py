@@ -9,12 +9,14 @@ restart. A workload whose gang inputs failed to evaluate gets nothing written or
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from wlmap.operator.groups import desired_state
+from wlmap.definitions.registry import Entry
+from wlmap.operator.groups import Desired, desired_state
 from wlmap.operator.reports import Refusal
 from wlmap.operator.settings import GANG_KINDS, Settings
 from wlmap.operator.store import DefinitionStore
@@ -28,6 +30,7 @@ from wlmap.sources.cluster import (
 )
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.sources.workloads import WorkloadReader
+from wlmap.workload import WorkloadView
 
 log = logging.getLogger("wlmap.operator")
 
@@ -72,14 +75,13 @@ async def reconcile(
         return None  # replaced by a new object of the same name: its own event follows
     reader = WorkloadReader(store.registry, snapshot.manifests, pods_listed=snapshot.pods_listed)
     pods = reader.inventory.pods_of(current)
-    # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
-    view = reader.view(entry, current, unknown_without_pods=True)
-    if view.gang_issues:
+    # in a thread: a slow (even hostile) definition must not stall the other workloads
+    view, desired = await asyncio.to_thread(_interpreted, settings, reader, entry, current)
+    if desired is None:
         # a gang from failed inputs has the wrong minimum: keep what is there, write nothing
         failure = f"definition {entry.origin}: " + "; ".join(view.gang_issues)
         refusal = Refusal("EvaluationFailed", f"gang objects not written: {failure}")
         return Outcome(0, 0, 0, entry.origin, failure, (refusal,))
-    desired = desired_state(settings, view, current)
     uid = str(meta.get("uid"))
     kinds = {(str(o["apiVersion"]), str(o["kind"])) for o in desired.objects}
     owned = await owned_objects(
@@ -97,6 +99,30 @@ async def reconcile(
     links = {pod: g for pod, g in desired.pod_groups.items() if g not in refused_names}
     linked = await _link_pods(cluster, discovery, settings, pods or [], links)
     return Outcome(applied, deleted, linked, entry.origin, None, tuple(refusals))
+
+
+def _interpreted(
+    settings: Settings, reader: WorkloadReader, entry: Entry, current: Mapping[str, Any]
+) -> tuple[WorkloadView, Desired | None]:
+    """Interpret a workload and work out its gang objects, None when the gang's inputs
+    failed (gangs are read lazily, so both run off the event loop). What the definition
+    could not read is logged as a warning for the workload; a definition that exceeds its
+    evaluation limits is one of these."""
+    # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
+    view = reader.view(entry, current, unknown_without_pods=True)
+    if view.warnings:
+        meta = current.get("metadata") or {}
+        log.warning(
+            "definition %s cannot read all of %s %s/%s: %s",
+            entry.origin,
+            current.get("kind"),
+            meta.get("namespace"),
+            meta.get("name"),
+            "; ".join(view.warnings),
+        )
+    if view.gang_issues:
+        return view, None
+    return view, desired_state(settings, view, current)
 
 
 async def forget(

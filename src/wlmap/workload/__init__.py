@@ -11,10 +11,12 @@ from wlmap.workload.pods import PodPlacement
 from wlmap.workload.references import ReferenceRequest, reference_requests
 from wlmap.workload.resources import PodResources, pod_resources
 from wlmap.workload.status import Evidence, MatcherResult, StatusReport
+from wlmap.workload.structure import MAX_COUNT
 from wlmap.workload.suspend import SuspendState, suspend_patch, suspend_state
 from wlmap.workload.view import ComponentView, WorkloadView
 
 __all__ = [
+    "MAX_COUNT",
     "CompiledDefinition",
     "ComponentView",
     "Evidence",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from wlmap import jq
+from wlmap.catalog import is_builtin
 from wlmap.definitions import Definition, Role, expression_sites
 from wlmap.definitions.expressions import component_path
 from wlmap.definitions.structure import ComponentDefinition
@@ -135,10 +137,15 @@ def compile_definition(
 ) -> CompiledDefinition:
     """Compile every expression of a (validated) definition and index its tree.
 
+    Without an ``engine``, the built-in catalog's definitions use the trusted in-process
+    engine and every other definition the untrusted one, bounded in time, memory and
+    output size (``jq.untrusted_engine``).
+
     Raises:
         ExpressionError: an expression does not compile (it names where it is).
     """
-    engine = engine or jq.default_engine()
+    if engine is None:
+        engine = jq.default_engine() if is_builtin(definition) else jq.untrusted_engine()
     exprs: dict[str, Expr] = {}
     for site in expression_sites(definition):
         try:
@@ -185,6 +192,7 @@ _CACHE: OrderedDict[tuple[int, int], tuple[Definition, jq.Engine | None, Compile
     OrderedDict()
 )
 _CACHE_SIZE = 512
+_CACHE_LOCK = threading.Lock()
 
 
 def prepare(
@@ -195,14 +203,16 @@ def prepare(
     if isinstance(definition, CompiledDefinition):
         return definition
     key = (id(definition), id(engine))
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is definition and hit[1] is engine:
-        _CACHE.move_to_end(key)
-        return hit[2]
+    with _CACHE_LOCK:  # callers interpret in several threads (the operator)
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0] is definition and hit[1] is engine:
+            _CACHE.move_to_end(key)
+            return hit[2]
     compiled = compile_definition(definition, engine)
-    _CACHE[key] = (definition, engine, compiled)
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    with _CACHE_LOCK:
+        _CACHE[key] = (definition, engine, compiled)
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return compiled
 
 

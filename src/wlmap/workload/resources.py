@@ -164,10 +164,23 @@ def total(resources: Iterable[PodResources]) -> PodResources:
     return result
 
 
+# More devices than one pod can ask for: a request beyond it (or below zero) is a
+# mistake, or hostile, and would corrupt every total it is multiplied into.
+MAX_DEVICES = 1_000_000
+
+
 def _whole(value: Decimal, what: str, where: str) -> int:
     if value != int(value):
         raise WorkloadShapeError(f"{what} {value} at {where} is not a whole number of devices")
-    return int(value)
+    return int(_devices(value, what, where))
+
+
+def _devices(value: Decimal, what: str, where: str) -> Decimal:
+    if not 0 <= value <= MAX_DEVICES:
+        raise WorkloadShapeError(
+            f"{what} {value} at {where} must be from 0 to {MAX_DEVICES:,} devices"
+        )
+    return value
 
 
 def pod_resources(
@@ -202,7 +215,7 @@ def pod_resources(
         if profile is not None:
             mig[profile] = mig.get(profile, 0) + _whole(value, resource, where)
         elif is_gpu_resource(resource):
-            gpus += value
+            gpus += _devices(value, resource, where)
     sharing = gpu_fraction(metadata)
 
     per_pod = ClaimDevices()

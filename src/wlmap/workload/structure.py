@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -200,7 +201,7 @@ def _scales(component: ComponentDefinition, reading: _Reading) -> list[Scale]:
         Scale(
             _count(replicas, definition, name, _SCALE_FIELDS[0], issues),
             _count(minimum, definition, name, _SCALE_FIELDS[1], issues),
-            _count(maximum, definition, name, _SCALE_FIELDS[2], issues),
+            _count(maximum, definition, name, _SCALE_FIELDS[2], issues, MAX_BOUND),
         )
         for replicas, minimum, maximum in zip(*values, strict=True)
     ]
@@ -232,30 +233,60 @@ def _align(
     return values
 
 
-def _count(value: Any, definition: str, component: str, field: str, issues: Issues) -> int | None:
-    """A replica count from a number or a numeric string; None when absent."""
+def _count(
+    value: Any,
+    definition: str,
+    component: str,
+    field: str,
+    issues: Issues,
+    ceiling: int | None = None,
+) -> int | None:
+    """A replica count from a number or a numeric string; None when absent or impossible.
+
+    A count must be a whole number from 0 to :data:`MAX_COUNT` (``ceiling`` for a bound
+    that asks for no pods, such as maxReplicas); numeric strings are
+    decimal (``"3"``, ``" 3 "``, ``"3.0"``), without exponents, underscores or
+    ``inf``/``nan``, which Python's ``float`` would otherwise accept.
+    """
     if value is None:
         return None
-    if type(value) is int:
+    most = MAX_COUNT if ceiling is None else ceiling
+    if type(value) is int and 0 <= value <= most:
         return value
     number: float | None = None
-    if isinstance(value, bool):
-        number = None
-    elif isinstance(value, int):
-        return value
-    elif isinstance(value, float):
+    if type(value) is int or type(value) is float:
         number = value
-    elif isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            number = None
-    if number is None or not math.isfinite(number) or number != int(number) or number < 0:
+    elif type(value) is str and _DECIMAL.fullmatch(value):
+        number = float(value)
+    if (
+        number is None
+        or not math.isfinite(number)
+        or not 0 <= number <= most
+        or number != int(number)
+    ):
         issues.report(
             WorkloadShapeError(
-                f"{definition}: component {component!r}: scaleDefinition.{field} gave {value!r}; "
-                "expected a whole non-negative number (or a string holding one)"
+                f"{definition}: component {component!r}: scaleDefinition.{field} gave "
+                f"{_shown(value)}; "
+                f"expected a whole number from 0 to {most:,} (or a string holding one)"
             )
         )
         return None
     return int(number)
+
+
+def _shown(value: Any) -> str:
+    """A value as the message shows it: integers beyond doubles' precision (jq's numbers)
+    as the double they came from (``1e+38``, not 38 digits of noise)."""
+    if type(value) is int and abs(value) > 2**53:
+        return repr(float(value))
+    return repr(value)
+
+
+# More pods than any cluster runs for one component: a count above it is a mistake (or
+# hostile), and multiplied through nested components it would overflow every total.
+MAX_COUNT = 1_000_000
+# An upper bound asks for no pods and operators write int32's largest value for "none"
+# (KubeRay's maxReplicas): the largest a Kubernetes replica field holds.
+MAX_BOUND = 2**31 - 1
+_DECIMAL = re.compile(r"\s*[+-]?[0-9]+(?:\.[0-9]*)?\s*")

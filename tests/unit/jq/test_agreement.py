@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from wlmap.errors import ExpressionError
 from wlmap.jq import parse
 from wlmap.jq._native import compile_native
-from wlmap.jq._native_base import Ctl, Env
+from wlmap.jq._native_base import Code, Ctl, Env
 from wlmap.jq._values import JqError, Unsupported, error_message, fresh
 
 from .conftest import libjq_all, load_objects
@@ -29,15 +29,40 @@ def canonical(value: Any) -> str:
 
 
 def native_all(text: str, value: Any) -> list[Any] | None:
-    """Native outputs, or None when the program or this input is outside the subset."""
-    code = compile_native(parse(text), frozenset(VARIABLES))
+    """Native outputs, or None when the program or this input is outside the subset.
+
+    The program is also compiled as an untrusted one (charging a size budget that is
+    large enough here): both forms must give the same outputs or the same error.
+    """
+    node = parse(text)
+    code = compile_native(node, frozenset(VARIABLES))
     if code is None:
         return None
-    env = Env(dict(VARIABLES), Ctl(time.monotonic() + 5))
+    bounded = compile_native(node, frozenset(VARIABLES), bounded=True)
+    assert bounded is not None, text
+    plain, charged = run_native(code, value, 0), run_native(bounded, value, 10**9)
+    if plain is None or charged is None:
+        return None
+    assert described(charged) == described(plain), text
+    if isinstance(plain, JqError):
+        raise plain
+    return plain
+
+
+def run_native(code: Code, value: Any, cells: int) -> list[Any] | JqError | None:
+    env = Env(dict(VARIABLES), Ctl(time.monotonic() + 5, cells))
     try:
         return list(code.gen(value, env))
     except Unsupported:
         return None
+    except JqError as err:
+        return err
+
+
+def described(result: list[Any] | JqError) -> str:
+    if isinstance(result, JqError):
+        return f"error: {error_message(result.value)}"
+    return "[" + ",".join(canonical(out) for out in result) + "]"
 
 
 def assert_agree(text: str, value: Any) -> bool:
@@ -209,3 +234,13 @@ def test_native_agrees_on_corpus(corpus_dir: Path, text: str) -> None:
 )
 def test_typical_expressions_are_native(text: str) -> None:
     assert compile_native(parse(text), frozenset()) is not None
+
+
+@pytest.mark.parametrize(
+    "text", ["[(try . as $v | .a)]", '[try error("x") catch . as $v | $v]', "[try -1 catch .]"]
+)
+def test_try_takes_a_postfix_term(text: str) -> None:
+    # a following `as` binds the whole `try`, as libjq reads it
+    values: list[Any] = [[], {"a": 1}]
+    for value in values:
+        assert_agree(text, value)

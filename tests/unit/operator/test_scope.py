@@ -16,22 +16,27 @@ def _in(namespace: str, obj: dict[str, Any], **labels: str) -> dict[str, Any]:
     return {**obj, "metadata": meta}
 
 
-JOBSET = corpus_object("jobset/coordinator.yaml", "JobSet")
-DEPLOYMENT = corpus_object("core-gpu/gpu-operator-tests-plugin-test-deployment.yaml", "Deployment")
+def jobset() -> dict[str, Any]:
+    """Real objects, read when a test runs: collection must not need the corpus."""
+    return corpus_object("jobset/coordinator.yaml", "JobSet")
+
+
+def deployment() -> dict[str, Any]:
+    return corpus_object("core-gpu/gpu-operator-tests-plugin-test-deployment.yaml", "Deployment")
 
 
 def test_without_namespaces_only_labelled_namespaces_are_served() -> None:
     scope = Settings().scope
-    assert scope.serves(_in("team-a", JOBSET), {"wlmap.dev/serve": "true"})
-    assert not scope.serves(_in("team-a", JOBSET), {})
-    assert not scope.serves(_in("team-a", JOBSET), None)  # not seen yet
-    assert not scope.serves(_in("kube-system", JOBSET), {"wlmap.dev/serve": "true"})
+    assert scope.serves(_in("team-a", jobset()), {"wlmap.dev/serve": "true"})
+    assert not scope.serves(_in("team-a", jobset()), {})
+    assert not scope.serves(_in("team-a", jobset()), None)  # not seen yet
+    assert not scope.serves(_in("kube-system", jobset()), {"wlmap.dev/serve": "true"})
 
 
 def test_listed_namespaces_need_no_label_and_system_ones_stay_out() -> None:
     scope = Settings(namespaces=("team-a", "kube-public")).scope
-    assert scope.serves(_in("team-a", JOBSET), {})
-    assert not scope.serves(_in("team-b", JOBSET), {"wlmap.dev/serve": "true"})
+    assert scope.serves(_in("team-a", jobset()), {})
+    assert not scope.serves(_in("team-b", jobset()), {"wlmap.dev/serve": "true"})
     assert not scope.namespace_served("kube-public", {})
     with pytest.raises(ValueError, match="system namespace"):
         Settings(namespaces=("kube-system",))
@@ -44,12 +49,12 @@ def test_the_operators_own_namespace_is_never_served() -> None:
 
 def test_built_in_kinds_need_the_gang_label_on_themselves_or_their_namespace() -> None:
     scope = Settings(namespaces=("team-a",)).scope
-    assert not scope.serves(_in("team-a", DEPLOYMENT), {})
-    assert scope.serves(_in("team-a", DEPLOYMENT, **{"wlmap.dev/gang": "true"}), {})
-    assert scope.serves(_in("team-a", DEPLOYMENT), {"wlmap.dev/gang": "true"})
-    opted_out = _in("team-a", DEPLOYMENT, **{"wlmap.dev/gang": "false"})
+    assert not scope.serves(_in("team-a", deployment()), {})
+    assert scope.serves(_in("team-a", deployment(), **{"wlmap.dev/gang": "true"}), {})
+    assert scope.serves(_in("team-a", deployment()), {"wlmap.dev/gang": "true"})
+    opted_out = _in("team-a", deployment(), **{"wlmap.dev/gang": "false"})
     assert not scope.serves(opted_out, {"wlmap.dev/gang": "true"})
-    daemonset = {**_in("team-a", DEPLOYMENT, **{"wlmap.dev/gang": "true"}), "kind": "DaemonSet"}
+    daemonset = {**_in("team-a", deployment(), **{"wlmap.dev/gang": "true"}), "kind": "DaemonSet"}
     assert not scope.serves(daemonset, {"wlmap.dev/gang": "true"})
 
 
@@ -64,8 +69,8 @@ def test_selectors_from_the_environment() -> None:
     team = {"example.com/team": "ml"}
     assert scope.namespace_served("a", team)
     assert not scope.namespace_served("a", {})
-    assert scope.serves(_in("a", JOBSET, gpu="yes"), team)
-    assert not scope.serves(_in("a", JOBSET), team)
+    assert scope.serves(_in("a", jobset(), gpu="yes"), team)
+    assert not scope.serves(_in("a", jobset()), team)
     assert not scope.namespace_served("a", {**team, "legacy": "1"})
     for malformed in ("=x", "team in (a,b)"):
         with pytest.raises(ValueError, match="no valid label key"):

@@ -109,7 +109,7 @@ def test_bad_replica_value_is_reported() -> None:
     )
     obj["spec"]["replicas"] = "two"
     view = interpret(LWS, obj)
-    assert any("'two'" in w and "whole non-negative number" in w for w in view.warnings)
+    assert any("'two'" in w and "expected a whole number from 0 to" in w for w in view.warnings)
 
 
 def test_missing_template_is_absent_not_empty() -> None:

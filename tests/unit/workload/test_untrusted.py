@@ -1,4 +1,5 @@
-"""Definitions from a cluster run with an isolated engine: hostile jq cannot hang the process."""
+"""Definitions not shipped with wlmap run on the untrusted engine: hostile jq cannot hang,
+exhaust or abort the process, and its failure is reported where the expression is."""
 
 from __future__ import annotations
 
@@ -6,12 +7,16 @@ import time
 from collections.abc import Iterator
 
 import pytest
+import yaml
 
 from tests.corpus import corpus_object
+from tests.hostile import EXPRESSION_FIELD, HOSTILE, hostile_document
 from tests.unit.workload.definitions import define
 from wlmap import jq
+from wlmap.catalog import builtin_registry
+from wlmap.definitions import Definition, definition_from_mapping
 from wlmap.errors import LimitExceededError
-from wlmap.workload import compile_definition, interpret
+from wlmap.workload import compile_definition, interpret, prepare
 
 # Statically safe (no recursion, no unbounded generator), but cubic in the input size and
 # outside the native subset, so it runs on libjq.
@@ -61,3 +66,36 @@ def test_isolated_engine_gives_the_same_view(isolated: jq.Engine) -> None:
     obj["spec"] = {**obj["spec"], "n": [1]}
     compiled = compile_definition(SLOW, isolated)
     assert interpret(compiled, obj, strict=True).phases == ("Running",)
+
+
+def hostile(expression: str) -> Definition:
+    return definition_from_mapping(hostile_document(expression))
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_definition_loaded_by_a_library_user_is_bounded(name: str) -> None:
+    definition = hostile(HOSTILE[name])
+    obj = corpus_object("jobset/tpu-multislice-v6e-jax.yaml", "JobSet")
+    start = time.monotonic()
+    view = interpret(definition, obj)
+    assert time.monotonic() - start < 30
+    assert view.phases == ("Undefined",)
+    [warning] = [w for w in view.warnings if "hostile" in w]
+    assert "definition 'hostile'" in warning
+    assert EXPRESSION_FIELD in warning
+    assert "exceeded" in warning
+    with pytest.raises(LimitExceededError):
+        interpret(definition, obj, strict=True)
+
+
+def test_only_the_catalog_runs_on_the_trusted_engine() -> None:
+    obj = corpus_object("jobset/tpu-multislice-v6e-jax.yaml", "JobSet")
+    builtin = builtin_registry().for_object(obj)
+    assert builtin is not None
+    trusted = prepare(builtin)
+    assert all(e.program._engine is jq.default_engine() for e in trusted.exprs.values())
+    copy = define(yaml.safe_dump(builtin.model_dump(by_alias=True, exclude_none=True)))
+    untrusted = prepare(copy)
+    assert all(e.program._engine is jq.untrusted_engine() for e in untrusted.exprs.values())
+    # the same facts either way
+    assert interpret(untrusted, obj).to_dict() == interpret(trusted, obj).to_dict()

@@ -86,17 +86,12 @@ async def read_stored(cluster: Cluster, discovery: Discovery) -> StoredDefinitio
 
 
 def prepare_entry(entry: Entry) -> CompiledDefinition:
-    """An entry's compiled definition: on the isolated engine when it came from a cluster."""
+    """An entry's compiled definition: on the untrusted engine when it came from a
+    cluster (as every definition not shipped with wlmap is, see :func:`prepare`)."""
     engine = untrusted_engine() if is_from_cluster(entry.origin) else None
     return prepare(entry.definition, engine)
 
 
-_UNTRUSTED: jq.Engine | None = None
-
-
 def untrusted_engine() -> jq.Engine:
     """The isolated engine that evaluates definitions read from a cluster."""
-    global _UNTRUSTED  # noqa: PLW0603 - one worker process per program, started lazily
-    if _UNTRUSTED is None:
-        _UNTRUSTED = jq.Engine(isolated=True)
-    return _UNTRUSTED
+    return jq.untrusted_engine()

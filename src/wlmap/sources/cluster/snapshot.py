@@ -142,7 +142,10 @@ async def _referenced(
         entry = registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
         if entry is None or not entry.definition.spec.structure_definition.references:
             continue
-        for request in reference_requests(prepare_entry(entry), obj):
+        # in a thread: the expressions may come from a cluster object and take their
+        # whole time limit, which the event loop (the operator's) must not wait out
+        requests = await asyncio.to_thread(reference_requests, prepare_entry(entry), obj)
+        for request in requests:
             resource = discovery.find(request.kind.group, request.kind.kind, request.kind.version)
             if resource is not None and request.name is not None:
                 namespace = request.namespace if resource.namespaced else None
