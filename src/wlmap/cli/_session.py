@@ -18,7 +18,7 @@ from wlmap.definitions.document import Definition
 from wlmap.definitions.registry import Registry
 from wlmap.errors import ManifestError
 from wlmap.sources import read_manifests
-from wlmap.sources.cluster import is_from_cluster, prepare_entry
+from wlmap.sources.entries import is_from_cluster, prepare_entry
 from wlmap.sources.manifests import Manifest
 from wlmap.sources.workloads import Found, WorkloadReader
 from wlmap.views.listing import Listed

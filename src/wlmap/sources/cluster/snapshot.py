@@ -15,10 +15,10 @@ from typing import Any
 from wlmap.definitions.registry import Registry
 from wlmap.errors import ClusterError, WorkloadNotFoundError
 from wlmap.sources.cluster.connection import ApiError, Cluster
-from wlmap.sources.cluster.definitions import prepare_entry
 from wlmap.sources.cluster.discovery import ApiResource, Discovery
 from wlmap.sources.cluster.listing import list_many
 from wlmap.sources.cluster.owners import OwnerLookup
+from wlmap.sources.entries import prepare_entry
 from wlmap.sources.inventory import uid_of
 from wlmap.sources.manifests import Manifest
 from wlmap.workload import reference_requests
