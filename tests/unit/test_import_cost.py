@@ -29,3 +29,20 @@ def loaded_after(code: str) -> set[str]:
 def test_reading_files_never_loads_the_cluster_client(module: str) -> None:
     loaded = loaded_after(f"import {module}")
     assert not loaded & set(CLUSTER_CLIENT)
+
+
+def test_import_wlmap_loads_nothing_until_a_name_is_used() -> None:
+    loaded = loaded_after("import wlmap")
+    assert {n for n in loaded if n.startswith("wlmap.")} == set()
+    assert "pydantic" not in loaded
+
+
+def test_every_public_name_resolves_from_its_home() -> None:
+    import wlmap  # noqa: PLC0415 - the package under test, imported here on purpose
+    from wlmap.workload import interpret  # noqa: PLC0415
+
+    assert wlmap.interpret is interpret
+    assert set(wlmap.__all__) <= set(dir(wlmap))
+    assert all(getattr(wlmap, name) is not None for name in wlmap.__all__)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = wlmap.nothing  # type: ignore[attr-defined]  # the missing name under test
