@@ -46,3 +46,12 @@ def test_every_public_name_resolves_from_its_home() -> None:
     assert all(getattr(wlmap, name) is not None for name in wlmap.__all__)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = wlmap.nothing  # type: ignore[attr-defined]  # the missing name under test
+
+
+def test_help_imports_no_command_and_no_library() -> None:
+    loaded = loaded_after(
+        "from wlmap.cli.main import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+    )
+    assert not {n for n in loaded if n.startswith("wlmap.cli.commands.")}
+    assert not loaded & {"pydantic", "yaml", "jq", *CLUSTER_CLIENT}
+    assert not {n for n in loaded if n.startswith(("wlmap.definitions", "wlmap.workload"))}

@@ -9,8 +9,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-import yaml
-
 T = TypeVar("T")
 PROGRESS_THRESHOLD = 200
 
@@ -51,6 +49,8 @@ class Output:
         """A value as JSON or YAML text."""
         if fmt == "json":
             return json.dumps(payload, indent=2, default=str)
+        import yaml  # noqa: PLC0415 - only YAML output needs it
+
         return yaml.safe_dump(payload, sort_keys=False, default_flow_style=False)
 
     def warn(self, message: str) -> None:

@@ -4,24 +4,21 @@
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from wlmap.catalog import builtin_registry
 from wlmap.cli._output import Output
-from wlmap.definitions import load_definitions
-from wlmap.definitions.document import Definition
-from wlmap.definitions.registry import Registry
-from wlmap.errors import ManifestError
-from wlmap.sources import read_manifests
-from wlmap.sources.entries import is_from_cluster, prepare_entry
-from wlmap.sources.manifests import Manifest
-from wlmap.sources.workloads import Found, WorkloadReader
-from wlmap.views.listing import Listed
+
+if TYPE_CHECKING:
+    from wlmap.definitions.document import Definition
+    from wlmap.definitions.registry import Registry
+    from wlmap.sources.manifests import Manifest
+    from wlmap.sources.workloads import Found, WorkloadReader
+    from wlmap.views.listing import Listed
 
 
 @dataclass
@@ -37,6 +34,10 @@ class Session:
     @cached_property
     def registry(self) -> Registry:
         """Built-in definitions, then the cluster's (live mode), then ``--definitions``."""
+        from wlmap.catalog import builtin_registry  # noqa: PLC0415 - loaded when first used
+        from wlmap.definitions import load_definitions  # noqa: PLC0415
+        from wlmap.sources.entries import is_from_cluster  # noqa: PLC0415
+
         registry = builtin_registry()
         for definition, origin in self.cluster_definitions:
             gvk = definition.root_gvk
@@ -65,6 +66,9 @@ class Session:
 
     def files(self, sources: Sequence[str]) -> list[Manifest]:
         """Every object in files, folders or standard input; unreadable files are warned of."""
+        from wlmap.errors import ManifestError  # noqa: PLC0415 - loaded when first used
+        from wlmap.sources.manifests import read_manifests  # noqa: PLC0415
+
         errors: list[ManifestError] = []
         manifests = read_manifests(sources, errors)
         for error in errors:
@@ -80,11 +84,16 @@ class Session:
         Large inputs are interpreted by one forked worker per core: each row is small,
         and the workers share the parsed input and compiled definitions with the parent.
         """
+        from wlmap.sources.entries import prepare_entry  # noqa: PLC0415 - loaded when used
+        from wlmap.sources.workloads import WorkloadReader  # noqa: PLC0415
+
         workers = _workers(len(manifests))
         reader = WorkloadReader(self.registry, manifests, pods_listed=pods_listed)
         if workers == 1:
             with _collector_paused():
                 return _rows(reader, self.output.progress(manifests, len(manifests), "reading"))
+        import multiprocessing  # noqa: PLC0415 - only large inputs need it
+
         global _FORKED  # noqa: PLW0603 - handed to forked workers, which inherit it
         _FORKED = (reader, manifests)
         for entry in self.registry:  # compile once, before the workers are forked
@@ -102,6 +111,8 @@ class Session:
         self, manifests: list[Manifest], *, pods_listed: bool = False
     ) -> tuple[list[Found], list[Manifest]]:
         """Every workload in the inputs (in input order) and the uncovered objects."""
+        from wlmap.sources.workloads import WorkloadReader  # noqa: PLC0415 - loaded when used
+
         reader = WorkloadReader(self.registry, manifests, pods_listed=pods_listed)
         with _collector_paused():
             return reader.read(self.output.progress(manifests, len(manifests), "reading"))
@@ -113,6 +124,8 @@ PARALLEL_THRESHOLD = 2000
 
 def _workers(count: int) -> int:
     """Worker processes for ``count`` objects: one per core for large inputs, where fork exists."""
+    import multiprocessing  # noqa: PLC0415 - only large inputs need it
+
     cores = os.cpu_count() or 1
     if (
         count < PARALLEL_THRESHOLD
@@ -132,6 +145,8 @@ def _list_slice(bounds: tuple[int, int]) -> list[Listed]:
 
 
 def _rows(reader: WorkloadReader, manifests: Iterable[Manifest]) -> list[Listed]:
+    from wlmap.views.listing import Listed  # noqa: PLC0415 - loaded when used
+
     found, _ = reader.read(manifests)
     return [Listed.of(f.view, f.manifest.obj, f.origin, f.top_level) for f in found]
 

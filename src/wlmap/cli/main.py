@@ -7,11 +7,12 @@ from collections.abc import Sequence
 import click
 
 from wlmap.cli import _exits
+from wlmap.cli._lazy import LazyGroup
 from wlmap.cli._session import Session
-from wlmap.cli.commands import COMMANDS
 
 
 @click.group(
+    cls=LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=_exits.HELP,
 )
@@ -42,10 +43,6 @@ def cli(
     Commands read files with -f; get and describe without -f read the current cluster.
     """
     ctx.obj = Session(definitions, kubeconfig=kubeconfig, context=context)
-
-
-for command in COMMANDS:
-    cli.add_command(command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
