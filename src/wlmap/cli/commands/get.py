@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from wlmap.cli._exits import NO_DEFINITION, Exit
-from wlmap.cli._live import Request, read_live
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
 from wlmap.cli.commands._selectors import matches_selector, parse_selector
@@ -60,6 +59,8 @@ def get(
         gvk = resolve_type(session.registry, type_) if type_ else None
         listed = session.listing(session.files(files))
     else:
+        from wlmap.cli._live import Request, read_live  # noqa: PLC0415 - live mode only
+
         live = read_live(session, Request(type_, name, namespace, all_namespaces, selector))
         gvk, namespace, all_namespaces = live.gvk, live.namespace, live.namespace is None
         listed = session.listing(live.manifests, pods_listed=live.pods_listed)
