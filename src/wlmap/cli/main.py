@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import click
@@ -47,6 +48,9 @@ def cli(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
+    # pydantic looks for plugins in every installed distribution's entry points when the
+    # first model is built (15 ms of each start); wlmap's models are its own business.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         cli.main(
             args=list(argv) if argv is not None else None, prog_name="wlmap", standalone_mode=False
