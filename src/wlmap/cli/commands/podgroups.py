@@ -24,6 +24,10 @@ def podgroups(session: Session, files: tuple[str, ...], target: str, fmt: str) -
     for item in found:
         if item.top_level:
             objects.extend(TARGETS[target](item.view, item.manifest.obj))
+    if not objects:
+        session.output.warn(
+            "no gang-scheduling objects: no workload in the input asks for a gang of pods"
+        )
     if fmt == "json":
         session.output.document({"items": objects, "count": len(objects)}, fmt)
     else:
