@@ -9,6 +9,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
+from wlmap.views._text import printable
+
 T = TypeVar("T")
 PROGRESS_THRESHOLD = 200
 
@@ -60,7 +62,7 @@ class Output:
     def flush(self) -> None:
         """Print the queued warnings."""
         for message in dict.fromkeys(self.warnings):
-            sys.stderr.write(f"warning: {message}\n")
+            sys.stderr.write(f"warning: {printable(message)}\n")
         self.warnings.clear()
 
     def progress(self, items: Iterable[T], total: int, label: str) -> Iterator[T]:

@@ -71,11 +71,62 @@ class Session:
 
         errors: list[ManifestError] = []
         manifests = read_manifests(sources, errors)
+        if errors and not manifests:
+            for error in errors[1:]:
+                self.output.warn(str(error))
+            raise errors[0]  # reported once, as the error
         for error in errors:
             self.output.warn(str(error))
-        if errors and not manifests:
-            raise errors[0]
+        if not manifests:
+            self.output.warn(f"no objects in {', '.join(sources)}")
         return manifests
+
+    def workloads(self, sources: Sequence[str]) -> list[Found]:
+        """The top-level workloads in files, folders or standard input.
+
+        Objects no definition covers are warned of; when they are all there is, the
+        command ends with the no-definition exit code, as ``describe`` and ``get`` do.
+        """
+        found, uncovered = self.read(self.files(sources))
+        self.warn_uncovered(uncovered)
+        top = [f for f in found if f.top_level]
+        self.warn_views(top)
+        if uncovered and not top:
+            from wlmap.cli._exits import NO_DEFINITION, Exit  # noqa: PLC0415
+
+            raise Exit(NO_DEFINITION)
+        return top
+
+    def warn_views(self, found: Iterable[Found]) -> None:
+        """Warn of what could not be read in each workload (named, as kubectl names it)."""
+        for item in found:
+            for warning in item.view.warnings:
+                self.output.warn(f"{item.view.kind}/{item.view.name}: {warning}")
+
+    def uncovered(self, manifests: Iterable[Manifest]) -> list[Manifest]:
+        """The objects no definition covers (objects that never carry a workload aside)."""
+        from wlmap.sources.workloads import NOT_WORKLOADS  # noqa: PLC0415 - loaded when used
+
+        found = []
+        for manifest in manifests:
+            api_version, kind = manifest.obj.get("apiVersion"), manifest.obj.get("kind")
+            if kind in NOT_WORKLOADS:
+                continue
+            if (
+                not isinstance(api_version, str)
+                or not isinstance(kind, str)
+                or self.registry.find(api_version, kind) is None
+            ):
+                found.append(manifest)
+        return found
+
+    def warn_uncovered(self, uncovered: Iterable[Manifest]) -> None:
+        """Warn of each object no definition covers."""
+        for manifest in uncovered:
+            self.output.warn(
+                f"{manifest.origin}: no definition covers {manifest.obj.get('kind')} "
+                f"({manifest.obj.get('apiVersion')})"
+            )
 
     def listing(self, manifests: list[Manifest], *, pods_listed: bool = False) -> list[Listed]:
         """A listing row per workload in the inputs, in input order (``pods_listed``: the

@@ -6,6 +6,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
+from wlmap.views._text import printable
 from wlmap.workload import ComponentView, GangGroup, WorkloadView
 from wlmap.workload.gangs import scheduled_gangs
 from wlmap.workload.quantity import format_bytes, format_cores
@@ -14,9 +15,12 @@ _COLUMNS = ("COMPONENT", "INSTANCE", "REPLICAS", "PODS", "GPU/POD", "GPUS", "CPU
 
 
 def render_tree(view: WorkloadView, origin: str | None = None) -> str:
-    """The text block ``wlmap describe`` prints for one workload."""
+    """The text block ``wlmap describe`` prints for one workload (its warnings are the
+    caller's to print, on stderr)."""
     lines = [_header(view, origin), f"Status: {', '.join(view.phases)}{_why(view)}", ""]
-    rows = [list(_COLUMNS)] + [_row(c, prefix) for c, prefix in _drawn(view)]
+    rows = [list(_COLUMNS)] + [
+        [printable(cell) for cell in _row(c, prefix)] for c, prefix in _drawn(view)
+    ]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_COLUMNS))]
     lines.extend(
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
@@ -30,8 +34,7 @@ def render_tree(view: WorkloadView, origin: str | None = None) -> str:
         + (f", MIG {dict(totals.mig)}" if totals.mig else "")
     )
     lines.extend(_gang_line(gang) for gang in scheduled_gangs(view.gang_groups))
-    lines.extend(f"warning: {w}" for w in view.warnings)
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)
 
 
 def _header(view: WorkloadView, origin: str | None) -> str:

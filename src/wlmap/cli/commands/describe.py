@@ -73,12 +73,9 @@ def _show(
     session: Session, manifests: list[Manifest], fmt: str, live: LiveRead | None = None
 ) -> None:
     found, uncovered = session.read(manifests, pods_listed=live is not None and live.pods_listed)
-    for manifest in uncovered:
-        session.output.warn(
-            f"{manifest.origin}: no definition covers {manifest.obj.get('kind')} "
-            f"({manifest.obj.get('apiVersion')})"
-        )
+    session.warn_uncovered(uncovered)
     shown = _shown(found, live)
+    session.warn_views(shown)
     if shown or fmt != "table":
         session.output.data(_text(session, shown, fmt))
     if uncovered and not shown:
