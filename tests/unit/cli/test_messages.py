@@ -14,7 +14,7 @@ import yaml
 
 from tests.corpus import corpus_object
 from tests.unit.cli.runner import run
-from wlmap.cli._exits import NO_DEFINITION, OK, UNREADABLE_INPUT
+from wlmap.cli._exits import CLUSTER, NO_DEFINITION, OK, UNREADABLE_INPUT
 from wlmap.views.listing import age, human_duration
 
 READERS = [
@@ -176,3 +176,22 @@ def test_pods_column_does_not_change_with_the_rest_of_the_input(
     assert quiet_alone.split()[3] == quiet_beside.split()[3] == "5"
     busy = next(line for line in out_beside.splitlines() if " busy " in line)
     assert busy.split()[3].endswith("/5")  # its own pod is in the input: ready/desired
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("apiVersion: v1\nclusters: [\n", "the kubeconfig is malformed YAML (line 3, column 1)"),
+        ("- a\n- b\n", "cannot use the kubeconfig"),
+    ],
+)
+def test_a_malformed_kubeconfig_is_a_cluster_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, message: str
+) -> None:
+    kubeconfig = tmp_path / "config"
+    kubeconfig.write_text(text, encoding="utf-8")
+    code, out, err = run(capsys, "--kubeconfig", str(kubeconfig), "get", "jobset")
+    assert code == CLUSTER
+    assert err.startswith(f"error: {message}")
+    assert "unexpected" not in err
+    assert out == ""
