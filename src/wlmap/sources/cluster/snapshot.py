@@ -80,6 +80,12 @@ async def read_snapshot(
     pods = [o for o in objects if o.get("kind") == "Pod" and o.get("apiVersion") == "v1"]
     owners = OwnerLookup(cluster, discovery)
     await owners.complete(objects, pods)
+    for qualified, names in sorted(owners.refused.items()):
+        shown = ", ".join(sorted(names)[:3]) + (", ..." if len(names) > 3 else "")
+        snapshot.warnings.append(
+            f"cannot read {qualified} {shown}: forbidden; the pods they own are not "
+            "attributed to their workload"
+        )
     if owners.exhausted:
         snapshot.warnings.append(
             f"owner lookups stopped after {len(owners._cache)}; some pods are not attributed"
