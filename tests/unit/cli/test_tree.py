@@ -115,3 +115,20 @@ def test_json_evidence_of_an_expression_carries_its_facts(
     assert code == OK
     matched = yaml.safe_load(out)["explanation"]["matched"]
     assert matched[0]["evidence"][0]["facts"] == {".spec.suspend": None, ".status.phase": None}
+
+
+def test_three_levels_nest_under_their_own_role(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = describe(capsys, "lws-disaggregatedset/3role.yaml").split("\n\n")[1].splitlines()
+    assert [line[:28].rstrip() for line in rows[1:]] == [
+        "disaggregatedset  -",
+        "└─ slice          -",
+        "   ├─ role        prefill",
+        "   │  ├─ leader   prefill",
+        "   │  └─ worker   prefill",
+        "   ├─ role        decode",
+        "   │  ├─ leader   decode",
+        "   │  └─ worker   decode",
+        "   └─ role        encode",
+        "      ├─ leader   encode",
+        "      └─ worker   encode",
+    ]
