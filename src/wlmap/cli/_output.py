@@ -62,7 +62,7 @@ class Output:
     def flush(self) -> None:
         """Print the queued warnings."""
         for message in dict.fromkeys(self.warnings):
-            sys.stderr.write(f"warning: {printable(message)}\n")
+            sys.stderr.write(f"warning: {printable(message, lines=True)}\n")
         self.warnings.clear()
 
     def progress(self, items: Iterable[T], total: int, label: str) -> Iterator[T]:

@@ -94,7 +94,11 @@ def _drawn(view: WorkloadView) -> list[tuple[ComponentView, str]]:
     belongs to. Roles the object does not have are left out.
     """
     shown = [c for c in view.components if not c.absent]
-    parent_of = [_parent_row(shown, index) for index in range(len(shown))]
+    rows_of: dict[str, list[int]] = {}
+    for index, component in enumerate(shown):
+        rows_of.setdefault(component.name, []).append(index)
+    parents = {c.name: c.parent for c in view.components}
+    parent_of = [_parent_row(shown, rows_of, parents, index) for index in range(len(shown))]
     children: dict[int | None, list[int]] = {}
     for index, parent in enumerate(parent_of):
         children.setdefault(parent, []).append(index)
@@ -112,19 +116,23 @@ def _drawn(view: WorkloadView) -> list[tuple[ComponentView, str]]:
     return drawn
 
 
-def _parent_row(rows: list[ComponentView], index: int) -> int | None:
+def _parent_row(
+    rows: list[ComponentView],
+    rows_of: dict[str, list[int]],
+    parents: dict[str, str | None],
+    index: int,
+) -> int | None:
     """The row a component instance hangs under (None: a root)."""
     row = rows[index]
     parent = row.parent
-    parents_by_name = {c.name: c.parent for c in rows}
     while parent is not None:
-        candidates = [i for i, c in enumerate(rows) if c.name == parent]
+        candidates = rows_of.get(parent, [])
         same_id = [i for i in candidates if rows[i].instance == row.instance]
         if len(same_id) == 1:
             return same_id[0]
         if len(candidates) == 1:
             return candidates[0]
-        parent = parents_by_name.get(parent)  # several or none: one level up
+        parent = parents.get(parent)  # several or none: one level up
     return None
 
 

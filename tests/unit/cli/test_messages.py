@@ -14,7 +14,7 @@ import yaml
 
 from tests.corpus import corpus_object
 from tests.unit.cli.runner import run
-from wlmap.cli._exits import CLUSTER, NO_DEFINITION, OK, UNREADABLE_INPUT
+from wlmap.cli._exits import CLUSTER, INVALID_DEFINITION, NO_DEFINITION, OK, UNREADABLE_INPUT
 from wlmap.views.listing import age, human_duration
 
 READERS = [
@@ -195,3 +195,21 @@ def test_a_malformed_kubeconfig_is_a_cluster_error(
     assert err.startswith(f"error: {message}")
     assert "unexpected" not in err
     assert out == ""
+
+
+def test_a_message_of_several_lines_keeps_its_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    definition = tmp_path / "broken.yaml"
+    definition.write_text(
+        "apiVersion: wlmap.dev/v1alpha1\nkind: WorkloadMap\nmetadata: {name: broken}\n"
+        "spec:\n  structureDefinition:\n    rootComponent:\n      name: r\n"
+        "      kind: {group: example.com, version: v1, kind: Broken}\n",
+        encoding="utf-8",
+    )
+    code, _, err = run(capsys, "--definitions", str(definition), "describe", "-f", str(definition))
+    assert code == INVALID_DEFINITION
+    lines = err.splitlines()
+    assert lines[0].startswith("error: ") and lines[0].endswith("problem(s) in definition:")
+    assert lines[1].startswith("  - broken ")
+    assert "\\n" not in err

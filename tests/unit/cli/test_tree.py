@@ -4,6 +4,7 @@ it decided on, one line per gang, and no rows for roles the object does not have
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -131,4 +132,30 @@ def test_three_levels_nest_under_their_own_role(capsys: pytest.CaptureFixture[st
         "   └─ role        encode",
         "      ├─ leader   encode",
         "      └─ worker   encode",
+    ]
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_a_child_no_parent_instance_claims_hangs_one_level_up(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A made-up kind: sidecar "east" belongs to zone "east"; "logger" matches no zone of
+    # the two, so it is drawn under the pool rather than under one zone it may not be in.
+    code, out, err = run(
+        capsys,
+        "--definitions",
+        str(DATA / "pool-definition.yaml"),
+        "describe",
+        "-f",
+        str(DATA / "pool.yaml"),
+    )
+    assert (code, err) == (OK, "")
+    assert [line[:24].rstrip() for line in out.split("\n\n")[1].splitlines()[1:]] == [
+        "pool           -",
+        "├─ zone        east",
+        "│  └─ sidecar  east",
+        "├─ zone        west",
+        "└─ sidecar     logger",
     ]
