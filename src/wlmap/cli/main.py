@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 import click
 
@@ -65,3 +68,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.exceptions.Exit as done:
         return done.exit_code
     return _exits.OK
+
+
+def run() -> NoReturn:
+    """Entry point of the installed ``wlmap`` and ``kubectl-wlmap`` commands.
+
+    Runs :func:`main`, flushes the output, runs the ``atexit`` handlers, and leaves without
+    tearing the interpreter down: freeing every module and object at exit cost about
+    45 ms of each 250 ms ``describe``, for nothing a finished command needs.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError):  # the reader went away (``wlmap get | head``)
+        code = code or _exits.ERROR
+    atexit._run_exitfuncs()
+    os._exit(code)
