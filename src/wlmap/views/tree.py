@@ -47,14 +47,12 @@ def _why(view: WorkloadView) -> str:
     report = view.explanation
     if report.matched:
         first = report.matched[0]
-        evidence = "; ".join(
-            _evidence(e.check, e.expected, e.found, e.facts) for e in first.evidence
-        )
+        evidence = "; ".join(_evidence(e.check, e.found, e.facts) for e in first.evidence)
         return f"  [{first.status.value.lower()}[{first.index}]: {evidence}]"
     return f"  [{report.note}]" if report.note else ""
 
 
-def _evidence(check: str, expected: dict[str, Any], found: Any, facts: Any) -> str:
+def _evidence(check: str, found: Any, facts: tuple[tuple[str, Any], ...]) -> str:
     """The decisive facts of one check; an expression shows the fields it read, not its
     text (``wlmap explain`` shows the expression)."""
     if check == "condition" and isinstance(found, dict):
