@@ -10,7 +10,13 @@ import pytest
 
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.testcluster import VIEWER_TOKEN, TestCluster, free_port
-from tests.integration.wlmapcli import Wlmap, aligned, kubeconfig_copy
+from tests.integration.wlmapcli import (
+    TEMPLATE_HASH,
+    Wlmap,
+    aligned,
+    deployment_with_pods,
+    kubeconfig_copy,
+)
 from wlmap.cli._exits import CLUSTER, NO_DEFINITION, NOT_FOUND, OK
 from wlmap.sources.cluster import ApiError, Cluster
 
@@ -174,3 +180,22 @@ def test_expired_credentials_are_reloaded_once(cluster: TestCluster, tmp_path: P
             await connection.close()
 
     assert asyncio.run(scenario()) == ([1, 1, 1, 1], 401)
+
+
+def test_owners_the_viewer_may_not_read_are_named_in_a_warning(
+    wlmap: Wlmap, kube: Kube, cluster: TestCluster, namespace: str
+) -> None:
+    deployment = deployment_with_pods(kube, namespace, ready=3)
+    grant_list(kube, namespace, "apps", "deployments")
+    grant_list(kube, namespace, "", "pods")
+    with cluster.client(VIEWER_TOKEN) as viewer:
+        path = f"/api/v1/namespaces/{namespace}/pods"
+        wait_for(lambda: viewer.get(path).status_code == 200, "the role bindings to apply")
+
+    result = wlmap("--context", "viewer", "describe", "deploy", "-n", namespace)
+    assert result.code == OK, result.err
+    replicaset = f"{deployment['metadata']['name']}-{TEMPLATE_HASH}"
+    assert (
+        f"cannot read replicasets.apps {namespace}/{replicaset}: forbidden; the pods they own "
+        "are not attributed to their workload"
+    ) in result.warnings

@@ -188,8 +188,8 @@ def test_describe_counts_the_pods_of_each_component(
         f"JobSet/coordinator-example  namespace: {namespace}  "
         "definition: jobset-x-k8s-io-jobset-v1alpha2  (built-in)"
     )
-    assert "  └─ pod          workers   4         3/4 ready  0        0     0    0" in lines
-    assert "  └─ pod          driver    1         1/1 ready  0        0     0    0" in lines
+    assert "│  └─ pod         workers   4         3/4 ready  0        0     0    0" in lines
+    assert "   └─ pod         driver    1         1/1 ready  0        0     0    0" in lines
     assert "Totals: 5 pods, 0 GPUs, 0 CPU, 0 memory" in lines
 
 

@@ -1,49 +1,81 @@
-"""The built-in catalog: definition files shipped with wlmap, one per group/kind/version."""
+"""The built-in catalog: definition files shipped with wlmap, one per group/kind/version.
+
+A registry of the catalog knows each file's kind from its header and parses a definition
+only when a workload of that kind is read (see :mod:`wlmap.catalog._index`).
+"""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from importlib import resources
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING
 
-from wlmap.definitions import Definition, parse_definitions
+from wlmap.catalog._index import catalog_file, index
 from wlmap.definitions.registry import Entry, Registry
+
+if TYPE_CHECKING:
+    from wlmap.definitions.document import Definition
+    from wlmap.definitions.gvk import GroupVersionKind
 
 BUILTIN = "built-in"
 
 
-@lru_cache(maxsize=1)
-def builtin_definitions() -> tuple[Definition, ...]:
-    """Every built-in definition, in file-name order.
+@cache
+def parsed_file(name: str) -> tuple[Definition, ...]:
+    """The definitions of one catalog file, parsed once per program.
 
     The catalog's validity is proven by its tests, so loading skips the validation rules
     (compiling every expression with libjq would cost about a second at each start).
     """
-    folder = resources.files(__package__).joinpath("definitions")
-    found: list[Definition] = []
-    for item in sorted(folder.iterdir(), key=lambda p: p.name):
-        if item.name.endswith((".yaml", ".yml")):
-            text = item.read_text(encoding="utf-8")
-            found.extend(parse_definitions(text, f"catalog/{item.name}", validate=False))
-    return tuple(found)
+    from wlmap.definitions.loading import parse_definitions  # noqa: PLC0415 - when first used
+
+    text = catalog_file(name).read_text(encoding="utf-8")
+    parsed = tuple(parse_definitions(text, f"catalog/{name}", validate=False))
+    _BUILTIN_IDS.update(id(d) for d in parsed)
+    return parsed
+
+
+def builtin_definitions() -> tuple[Definition, ...]:
+    """Every built-in definition, in file-name order."""
+    return tuple(d for indexed in index() for d in parsed_file(indexed.name))
 
 
 def is_builtin(definition: Definition) -> bool:
     """Whether a definition object is one of the built-in catalog's (the only ones
     evaluated without the untrusted engine's bounds)."""
-    if builtin_definitions.cache_info().currsize == 0:
-        return False  # the catalog was never loaded, so this cannot be one of its objects
-    return id(definition) in _builtin_ids()
+    return id(definition) in _BUILTIN_IDS
 
 
-@lru_cache(maxsize=1)
-def _builtin_ids() -> frozenset[int]:
-    # the catalog's objects live as long as the process (builtin_definitions keeps them)
-    return frozenset(id(d) for d in builtin_definitions())
+# ids of the catalog's parsed definitions: parsed_file keeps them for the whole process
+_BUILTIN_IDS: set[int] = set()
 
 
 def builtin_registry() -> Registry:
-    """A registry holding the built-in catalog (a new one each call: callers add to it)."""
-    return Registry(Entry(d, BUILTIN) for d in builtin_definitions())
+    """A registry holding the built-in catalog (a new one each call: callers add to it).
+
+    Each entry reads its file when its definition is first used.
+    """
+    from wlmap.definitions.gvk import GroupVersionKind  # noqa: PLC0415 - models when used
+
+    registry = Registry()
+    for indexed in index():
+        if indexed.gvk is None:
+            for definition in parsed_file(indexed.name):
+                registry.add(definition, BUILTIN)
+            continue
+        group, version, kind = indexed.gvk
+        gvk = GroupVersionKind.model_construct(group=group, version=version, kind=kind)
+        registry.add_entry(Entry.lazy(gvk, BUILTIN, _loader(indexed.name, gvk)))
+    return registry
 
 
-__all__ = ["BUILTIN", "builtin_definitions", "builtin_registry", "is_builtin"]
+def _loader(name: str, gvk: GroupVersionKind) -> Callable[[], Definition]:
+    def load() -> Definition:
+        (definition,) = parsed_file(name)
+        assert definition.root_gvk == gvk, f"catalog/{name}: the header names {gvk}"
+        return definition
+
+    return load
+
+
+__all__ = ["BUILTIN", "builtin_definitions", "builtin_registry", "is_builtin", "parsed_file"]

@@ -1,5 +1,5 @@
 """The ``wlmap`` command line."""
 
-from wlmap.cli.main import main
+from wlmap.cli.main import main, run
 
-__all__ = ["main"]
+__all__ = ["main", "run"]

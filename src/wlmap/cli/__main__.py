@@ -1,7 +1,5 @@
 """``python -m wlmap.cli``."""
 
-import sys
+from wlmap.cli import run
 
-from wlmap.cli import main
-
-sys.exit(main())
+run()

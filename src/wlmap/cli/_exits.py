@@ -18,6 +18,7 @@ from wlmap.errors import (
     WlmapError,
     WorkloadNotFoundError,
 )
+from wlmap.views._text import printable
 
 OK = 0
 ERROR = 1
@@ -69,7 +70,7 @@ def guarded(command: F) -> F:
         except (Exit, click.ClickException):
             raise
         except WlmapError as exc:
-            sys.stderr.write(f"error: {exc}\n")
+            sys.stderr.write(f"error: {printable(str(exc), lines=True)}\n")
             raise Exit(code_for(exc)) from None
         except Exception as exc:
             if os.environ.get("WLMAP_TRACEBACK"):

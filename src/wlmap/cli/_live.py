@@ -136,7 +136,7 @@ def mapped_resources(session: Session, discovery: Discovery) -> tuple[ApiResourc
     """Every served type a definition covers (types whose CRD is absent are skipped)."""
     found: dict[tuple[str, str], ApiResource] = {}
     for entry in session.registry:
-        gvk = entry.definition.root_gvk
+        gvk = entry.gvk
         if gvk is None:
             continue
         resource = discovery.find(gvk.group, gvk.kind, gvk.version)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-import yaml
+from wlmap.views._text import printable
 
 T = TypeVar("T")
 PROGRESS_THRESHOLD = 200
@@ -51,6 +51,8 @@ class Output:
         """A value as JSON or YAML text."""
         if fmt == "json":
             return json.dumps(payload, indent=2, default=str)
+        import yaml  # noqa: PLC0415 - only YAML output needs it
+
         return yaml.safe_dump(payload, sort_keys=False, default_flow_style=False)
 
     def warn(self, message: str) -> None:
@@ -60,7 +62,7 @@ class Output:
     def flush(self) -> None:
         """Print the queued warnings."""
         for message in dict.fromkeys(self.warnings):
-            sys.stderr.write(f"warning: {message}\n")
+            sys.stderr.write(f"warning: {printable(message, lines=True)}\n")
         self.warnings.clear()
 
     def progress(self, items: Iterable[T], total: int, label: str) -> Iterator[T]:

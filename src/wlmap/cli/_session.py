@@ -4,24 +4,21 @@
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from wlmap.catalog import builtin_registry
 from wlmap.cli._output import Output
-from wlmap.definitions import load_definitions
-from wlmap.definitions.document import Definition
-from wlmap.definitions.registry import Registry
-from wlmap.errors import ManifestError
-from wlmap.sources import read_manifests
-from wlmap.sources.cluster import is_from_cluster, prepare_entry
-from wlmap.sources.manifests import Manifest
-from wlmap.sources.workloads import Found, WorkloadReader
-from wlmap.views.listing import Listed
+
+if TYPE_CHECKING:
+    from wlmap.definitions.document import Definition
+    from wlmap.definitions.registry import Registry
+    from wlmap.sources.manifests import Manifest
+    from wlmap.sources.workloads import Found, WorkloadReader
+    from wlmap.views.listing import Listed
 
 
 @dataclass
@@ -37,6 +34,10 @@ class Session:
     @cached_property
     def registry(self) -> Registry:
         """Built-in definitions, then the cluster's (live mode), then ``--definitions``."""
+        from wlmap.catalog import builtin_registry  # noqa: PLC0415 - loaded when first used
+        from wlmap.definitions import load_definitions  # noqa: PLC0415
+        from wlmap.sources.entries import is_from_cluster  # noqa: PLC0415
+
         registry = builtin_registry()
         for definition, origin in self.cluster_definitions:
             gvk = definition.root_gvk
@@ -65,13 +66,67 @@ class Session:
 
     def files(self, sources: Sequence[str]) -> list[Manifest]:
         """Every object in files, folders or standard input; unreadable files are warned of."""
+        from wlmap.errors import ManifestError  # noqa: PLC0415 - loaded when first used
+        from wlmap.sources.manifests import read_manifests  # noqa: PLC0415
+
         errors: list[ManifestError] = []
         manifests = read_manifests(sources, errors)
+        if errors and not manifests:
+            for error in errors[1:]:
+                self.output.warn(str(error))
+            raise errors[0]  # reported once, as the error
         for error in errors:
             self.output.warn(str(error))
-        if errors and not manifests:
-            raise errors[0]
+        if not manifests:
+            self.output.warn(f"no objects in {', '.join(sources)}")
         return manifests
+
+    def workloads(self, sources: Sequence[str]) -> list[Found]:
+        """The top-level workloads in files, folders or standard input.
+
+        Objects no definition covers are warned of; when they are all there is, the
+        command ends with the no-definition exit code, as ``describe`` and ``get`` do.
+        """
+        found, uncovered = self.read(self.files(sources))
+        self.warn_uncovered(uncovered)
+        top = [f for f in found if f.top_level]
+        self.warn_views(top)
+        if uncovered and not top:
+            from wlmap.cli._exits import NO_DEFINITION, Exit  # noqa: PLC0415
+
+            raise Exit(NO_DEFINITION)
+        return top
+
+    def warn_views(self, found: Iterable[Found]) -> None:
+        """Warn of what could not be read in each workload (named, as kubectl names it)."""
+        for item in found:
+            for warning in item.view.warnings:
+                self.output.warn(f"{item.view.kind}/{item.view.name}: {warning}")
+
+    def uncovered(self, manifests: Iterable[Manifest]) -> list[Manifest]:
+        """The objects no definition covers (objects that never carry a workload aside)."""
+        from wlmap.sources.workloads import NOT_WORKLOADS  # noqa: PLC0415 - loaded when used
+
+        found = []
+        for manifest in manifests:
+            api_version, kind = manifest.obj.get("apiVersion"), manifest.obj.get("kind")
+            if kind in NOT_WORKLOADS:
+                continue
+            if (
+                not isinstance(api_version, str)
+                or not isinstance(kind, str)
+                or self.registry.find(api_version, kind) is None
+            ):
+                found.append(manifest)
+        return found
+
+    def warn_uncovered(self, uncovered: Iterable[Manifest]) -> None:
+        """Warn of each object no definition covers."""
+        for manifest in uncovered:
+            self.output.warn(
+                f"{manifest.origin}: no definition covers {manifest.obj.get('kind')} "
+                f"({manifest.obj.get('apiVersion')})"
+            )
 
     def listing(self, manifests: list[Manifest], *, pods_listed: bool = False) -> list[Listed]:
         """A listing row per workload in the inputs, in input order (``pods_listed``: the
@@ -80,11 +135,16 @@ class Session:
         Large inputs are interpreted by one forked worker per core: each row is small,
         and the workers share the parsed input and compiled definitions with the parent.
         """
+        from wlmap.sources.entries import prepare_entry  # noqa: PLC0415 - loaded when used
+        from wlmap.sources.workloads import WorkloadReader  # noqa: PLC0415
+
         workers = _workers(len(manifests))
         reader = WorkloadReader(self.registry, manifests, pods_listed=pods_listed)
         if workers == 1:
             with _collector_paused():
                 return _rows(reader, self.output.progress(manifests, len(manifests), "reading"))
+        import multiprocessing  # noqa: PLC0415 - only large inputs need it
+
         global _FORKED  # noqa: PLW0603 - handed to forked workers, which inherit it
         _FORKED = (reader, manifests)
         for entry in self.registry:  # compile once, before the workers are forked
@@ -102,6 +162,8 @@ class Session:
         self, manifests: list[Manifest], *, pods_listed: bool = False
     ) -> tuple[list[Found], list[Manifest]]:
         """Every workload in the inputs (in input order) and the uncovered objects."""
+        from wlmap.sources.workloads import WorkloadReader  # noqa: PLC0415 - loaded when used
+
         reader = WorkloadReader(self.registry, manifests, pods_listed=pods_listed)
         with _collector_paused():
             return reader.read(self.output.progress(manifests, len(manifests), "reading"))
@@ -113,6 +175,8 @@ PARALLEL_THRESHOLD = 2000
 
 def _workers(count: int) -> int:
     """Worker processes for ``count`` objects: one per core for large inputs, where fork exists."""
+    import multiprocessing  # noqa: PLC0415 - only large inputs need it
+
     cores = os.cpu_count() or 1
     if (
         count < PARALLEL_THRESHOLD
@@ -132,6 +196,8 @@ def _list_slice(bounds: tuple[int, int]) -> list[Listed]:
 
 
 def _rows(reader: WorkloadReader, manifests: Iterable[Manifest]) -> list[Listed]:
+    from wlmap.views.listing import Listed  # noqa: PLC0415 - loaded when used
+
     found, _ = reader.read(manifests)
     return [Listed.of(f.view, f.manifest.obj, f.origin, f.top_level) for f in found]
 

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 import click
 
 from wlmap.cli import _exits
+from wlmap.cli._lazy import LazyGroup
 from wlmap.cli._session import Session
-from wlmap.cli.commands import COMMANDS
 
 
 @click.group(
+    cls=LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=_exits.HELP,
 )
@@ -44,12 +49,11 @@ def cli(
     ctx.obj = Session(definitions, kubeconfig=kubeconfig, context=context)
 
 
-for command in COMMANDS:
-    cli.add_command(command)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
+    # pydantic looks for plugins in every installed distribution's entry points when the
+    # first model is built (15 ms of each start); wlmap's models are its own business.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         cli.main(
             args=list(argv) if argv is not None else None, prog_name="wlmap", standalone_mode=False
@@ -64,3 +68,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.exceptions.Exit as done:
         return done.exit_code
     return _exits.OK
+
+
+def run() -> NoReturn:
+    """Entry point of the installed ``wlmap`` and ``kubectl-wlmap`` commands.
+
+    Runs :func:`main`, flushes the output, runs the ``atexit`` handlers, and leaves without
+    tearing the interpreter down: freeing every module and object at exit cost about
+    45 ms of each 250 ms ``describe``, for nothing a finished command needs.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError):  # the reader went away (``wlmap get | head``)
+        code = code or _exits.ERROR
+    atexit._run_exitfuncs()
+    os._exit(code)

@@ -11,7 +11,6 @@ import yaml
 from pydantic import ValidationError
 
 from wlmap.definitions.document import KARTA_KIND, WLMAP_KIND, Definition
-from wlmap.definitions.validation import validate_definition
 from wlmap.errors import DefinitionError, Problem
 
 DEFINITION_KINDS = frozenset({KARTA_KIND, WLMAP_KIND})
@@ -58,6 +57,8 @@ def definition_from_mapping(
     except ValidationError as exc:
         raise DefinitionError([_problem_from(name, err) for err in exc.errors()]) from None
     if validate:
+        from wlmap.definitions.validation import validate_definition  # noqa: PLC0415 - rules on demand
+
         problems = validate_definition(definition)
         if any(p.severity == "error" for p in problems):
             raise DefinitionError(problems)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from wlmap.workload import ComponentView, GangGroup, WorkloadView
+from wlmap.workload.gangs import scheduled_gangs
 
 _DNS = re.compile(r"[^a-z0-9-]+")
 MAX_LABEL = 63
@@ -62,12 +63,13 @@ def object_meta(view: WorkloadView, obj: Mapping[str, Any], name: str) -> dict[s
 
 def gangs(view: WorkloadView) -> list[GangGroup]:
     """The view's gangs, or one gang of every pod the workload asks for when the
-    definition says nothing about gangs (each target needs at least one group)."""
+    definition says nothing about gangs; none when the workload asks for no pods."""
     if view.gang_groups:
-        preferred = [g for g in view.gang_groups if g.source == "podGroup"]
-        return preferred or list(view.gang_groups)
+        return scheduled_gangs(view.gang_groups)
     members = tuple(dict.fromkeys(c.name for c in pod_components(view)))
     minimum = sum(c.min_pods for c in pod_components(view))
+    if not minimum:
+        return []
     return [
         GangGroup(
             name=view.name or "workload", min_member=minimum, members=members, source="default"

@@ -47,6 +47,8 @@ def workload_api_objects(view: WorkloadView, obj: Mapping[str, Any]) -> list[dic
                 },
             }
         )
+    if not templates:
+        return []  # no gang to hold pods together: a Workload would say nothing
     workload = {
         "apiVersion": API_VERSION,
         "kind": "Workload",

@@ -99,8 +99,9 @@ class Inventory:
         return not any(covered(owner) for owner in self.owners(obj))
 
     def pods_of(self, obj: Mapping[str, Any]) -> list[dict[str, Any]] | None:
-        """Pods whose owner chain reaches ``obj``; None when the dump holds no pods at all
-        or the object has no uid (pods then are unknown, not absent)."""
+        """Pods whose owner chain reaches ``obj``; None when they are unknown, not absent:
+        the object has no uid, or the input is not a full list of pods and holds none of
+        this object's (other workloads' pods in a file say nothing about this one's)."""
         uid = uid_of(obj)
         if (not self.pods and not self.pods_listed) or uid is None:
             return None
@@ -113,4 +114,7 @@ class Inventory:
                     owner_uid = uid_of(owner)
                     if owner_uid is not None:
                         self._pods_by_owner.setdefault(owner_uid, []).append(pod)
-        return list(self._pods_by_owner.get(uid, ()))
+        own = self._pods_by_owner.get(uid)
+        if own is None:
+            return [] if self.pods_listed else None
+        return list(own)

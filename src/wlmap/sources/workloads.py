@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wlmap.definitions.registry import Entry, Registry
-from wlmap.sources.cluster.definitions import prepare_entry
+from wlmap.sources.entries import prepare_entry
 from wlmap.sources.inventory import Inventory
 from wlmap.sources.manifests import Manifest
 from wlmap.workload import WorkloadView, interpret, reference_requests

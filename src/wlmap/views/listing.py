@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from wlmap.views._text import printable
 from wlmap.views.table import render_table
 from wlmap.workload import WorkloadView
 from wlmap.workload.quantity import format_bytes, format_cores
@@ -34,6 +35,7 @@ class Listed:
     created: str | None
     top_level: bool
     pods_ready: int | None = None
+    warnings: tuple[str, ...] = ()  # what could not be read (gangs are not worked out)
 
     @classmethod
     def of(cls, view: WorkloadView, obj: Mapping[str, Any], origin: str, top_level: bool) -> Listed:
@@ -61,6 +63,7 @@ class Listed:
             pods_ready=None
             if view.pods is None
             else sum(c.pods_ready or 0 for c in view.components),
+            warnings=view.warnings_reader(),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -75,18 +78,51 @@ class Listed:
 
 
 def age(created: str | None, now: datetime | None = None) -> str:
-    """kubectl-style age (``5d``, ``3h``, ``12m``, ``40s``), ``<unknown>`` when absent."""
+    """The AGE kubectl prints for a creation timestamp; ``<unknown>`` when absent."""
     if not created:
         return "<unknown>"
     try:
         then = datetime.fromisoformat(created.replace("Z", "+00:00"))
     except ValueError:
         return "<unknown>"
-    seconds = int(((now or datetime.now(UTC)) - then).total_seconds())
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{max(seconds, 0)}s"
+    if then.tzinfo is None:
+        return "<unknown>"
+    return human_duration(int(((now or datetime.now(UTC)) - then).total_seconds()))
+
+
+def human_duration(seconds: int) -> str:
+    """A duration as kubectl shows ages (apimachinery's ``duration.HumanDuration``): two
+    units while the larger is small (``5m30s``, ``3h10m``, ``2d4h``, ``2y30d``), one after;
+    up to a second in the future is ``0s`` (clock skew), further is ``<invalid>``."""
+    if seconds < -1:
+        return "<invalid>"
+    if seconds < 0:
+        return "0s"
+    if seconds < 2 * 60:
+        return f"{seconds}s"
+    minutes = seconds // 60
+    if minutes < 10:
+        return _two(minutes, "m", seconds % 60, "s")
+    if minutes < 3 * 60:
+        return f"{minutes}m"
+    hours = minutes // 60
+    if hours < 8:
+        return _two(hours, "h", minutes % 60, "m")
+    if hours < 48:
+        return f"{hours}h"
+    days = hours // 24
+    if hours < 8 * 24:
+        return _two(days, "d", hours % 24, "h")
+    if hours < 2 * 365 * 24:
+        return f"{days}d"
+    years = days // 365
+    if hours < 8 * 365 * 24:
+        return _two(years, "y", days % 365, "d")
+    return f"{years}y"
+
+
+def _two(large: int, large_unit: str, small: int, small_unit: str) -> str:
+    return f"{large}{large_unit}" + (f"{small}{small_unit}" if small else "")
 
 
 def render_listing(
@@ -125,5 +161,5 @@ def render_listing(
         ]
         if wide:
             row += [format_cores(item.cpu), format_bytes(item.memory), item.definition]
-        rows.append(row)
+        rows.append([printable(cell) for cell in row])
     return render_table(headers, rows, width)

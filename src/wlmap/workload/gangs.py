@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,24 @@ def gang_groups(
                 _legacy_by_pods(compiled, instances, group, index, placements, pods, issues, cache)
             )
     return found
+
+
+def scheduled_gangs(groups: Sequence[GangGroup]) -> list[GangGroup]:
+    """The gangs a scheduler is given, one per real gang: the v2 ``podGroup`` when the
+    definition has one (its legacy ``podGroups`` describe the same gangs for older
+    readers), else the legacy groups.
+
+    A gang or subgroup of no pods holds nothing together and is left out: the object
+    lacks the roles it names (an empty JobSet, a service without multi-node groups).
+    """
+    preferred = [g for g in groups if g.source == "podGroup"] or list(groups)
+    return [
+        dataclasses.replace(g, sub_groups=tuple(s for s in g.sub_groups if s.min_member))
+        if any(not s.min_member for s in g.sub_groups)
+        else g
+        for g in preferred
+        if g.min_member
+    ]
 
 
 def _pods_in(

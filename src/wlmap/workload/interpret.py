@@ -163,6 +163,11 @@ def _component_views(
                     total=total,
                     pods_observed=observed,
                     pods_ready=ready,
+                    absent=bears_pods
+                    and template is None
+                    and not scale.replicas
+                    and not scale.min_replicas
+                    and not observed,
                 )
             )
     return views

@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from wlmap.definitions.status import ConditionMatcher, GenericStatus
+from wlmap.workload._facts import read_facts
 from wlmap.workload._issues import Issues
 from wlmap.workload._records import quick_init
 from wlmap.workload._status_plan import PlannedMatcher, StatusPlan, status_plan
@@ -25,15 +26,20 @@ class Evidence:
     expected: dict[str, Any]
     found: Any
     holds: bool
+    # For an expression: the object's fields it reads, with their values.
+    facts: tuple[tuple[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {
+        shown = {
             "check": self.check,
             "expected": self.expected,
             "found": self.found,
             "holds": self.holds,
         }
+        if self.check == "expression":
+            shown["facts"] = dict(self.facts)
+        return shown
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,7 @@ def evaluate_status(
             result = _text(outputs[0]) if outputs and outputs[0] is not None else None
         results.append((planned, result))
         if _holds(planned, phase, by_type, result):
-            evidence = _evidence(planned, phase, by_type, result)
+            evidence = _evidence(planned, obj, phase, by_type, result)
             matched.append(MatcherResult(planned.status, planned.index, evidence))
     if matched:
         phases = tuple(dict.fromkeys(r.status.value for r in matched))
@@ -128,7 +134,7 @@ def evaluate_status(
 
     def misses() -> tuple[MatcherResult, ...]:
         every = [
-            MatcherResult(planned.status, planned.index, _evidence(planned, phase, by_type, r))
+            MatcherResult(planned.status, planned.index, _evidence(planned, obj, phase, by_type, r))
             for planned, r in results
         ]
         every.sort(key=lambda r: (-r.score, -sum(e.holds for e in r.evidence)))
@@ -198,6 +204,7 @@ def _holds(
 
 def _evidence(
     planned: PlannedMatcher,
+    obj: Mapping[str, Any],
     phase: str | None,
     conditions: Mapping[str, dict[str, Any]],
     result: Any,
@@ -219,6 +226,7 @@ def _evidence(
                 {"expression": matcher.by_expression.expression, "result": expected_result},
                 result,
                 result == expected_result,
+                read_facts(matcher.by_expression.expression, obj),
             )
         )
     return tuple(evidence)

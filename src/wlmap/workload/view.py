@@ -35,6 +35,7 @@ class ComponentView:
     total: PodResources | None
     pods_observed: int | None = None
     pods_ready: int | None = None
+    absent: bool = False  # an optional role the object does not have (no pods, no count)
 
     def to_dict(self) -> dict[str, Any]:
         """An entry of ``components`` in the JSON contract."""

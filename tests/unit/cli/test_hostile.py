@@ -45,7 +45,9 @@ def test_describe_with_a_hostile_definition_reports_where_it_stopped(
     assert code == OK
     assert out.startswith("JobSet/v6e-multislice  definition: hostile")
     assert "Status: Undefined" in out
-    [warning] = [line for line in out.splitlines() if line.startswith("warning: definition")]
+    # read problems are warnings on stderr, naming the workload
+    [warning] = [line for line in err.splitlines() if "definition 'hostile', component" in line]
+    assert warning.startswith("warning: JobSet/v6e-multislice: ")
     assert f"definition 'hostile', component 'x', field {EXPRESSION_FIELD}" in warning
     assert "exceeded" in warning
     assert "Traceback" not in out + err
@@ -63,7 +65,7 @@ def test_explode_does_not_abort_the_command(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == OK, done.stderr
-    assert "exceeded the jq worker's memory limit" in done.stdout
+    assert "exceeded the jq worker's memory limit" in done.stderr
     assert "Traceback" not in done.stdout + done.stderr
 
 

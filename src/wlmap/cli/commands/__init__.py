@@ -1,15 +1,64 @@
-"""The commands of ``wlmap``, one module each."""
+"""The commands of ``wlmap``, one module each, imported only when run or asked for help.
 
-from wlmap.cli.commands.completion import completion
-from wlmap.cli.commands.definitions import definitions
-from wlmap.cli.commands.describe import describe
-from wlmap.cli.commands.explain import explain
-from wlmap.cli.commands.get import get
-from wlmap.cli.commands.patch import patch
-from wlmap.cli.commands.podgroups import podgroups
-from wlmap.cli.commands.testing import test
-from wlmap.cli.commands.validate import validate
+The table carries each command's one-line help so that ``wlmap --help`` lists the
+commands without importing them (and the library they need).
+"""
 
-COMMANDS = [get, describe, explain, podgroups, patch, definitions, validate, test, completion]
+from __future__ import annotations
 
-__all__ = ["COMMANDS"]
+from typing import NamedTuple
+
+
+class Declared(NamedTuple):
+    """Where a command lives and its one-line help (equal to the command's own)."""
+
+    module: str
+    attribute: str
+    short_help: str
+
+
+COMMANDS: dict[str, Declared] = {
+    "get": Declared(
+        "wlmap.cli.commands.get",
+        "get",
+        "List workloads of a type, or of every mapped type (files or cluster).",
+    ),
+    "describe": Declared(
+        "wlmap.cli.commands.describe",
+        "describe",
+        "Show the structure of workloads (files or cluster).",
+    ),
+    "explain": Declared(
+        "wlmap.cli.commands.explain",
+        "explain",
+        "Explain the status of the workloads in files.",
+    ),
+    "podgroups": Declared(
+        "wlmap.cli.commands.podgroups",
+        "podgroups",
+        "Gang-scheduling objects for the workloads in files.",
+    ),
+    "patch": Declared(
+        "wlmap.cli.commands.patch",
+        "patch",
+        "Patch scheduling fields of a component's pods.",
+    ),
+    "definitions": Declared(
+        "wlmap.cli.commands.definitions",
+        "definitions",
+        "List or show workload definitions.",
+    ),
+    "validate": Declared(
+        "wlmap.cli.commands.validate",
+        "validate",
+        "Check definition files (optionally against CRDs).",
+    ),
+    "test": Declared("wlmap.cli.commands.testing", "test", "Run definition test cases."),
+    "completion": Declared(
+        "wlmap.cli.commands.completion",
+        "completion",
+        "Print a shell completion script.",
+    ),
+}
+
+__all__ = ["COMMANDS", "Declared"]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from wlmap.definitions.gvk import GroupVersionKind
-from wlmap.definitions.registry import Registry
+from typing import TYPE_CHECKING
+
 from wlmap.errors import NoDefinitionError
+
+if TYPE_CHECKING:
+    from wlmap.definitions.gvk import GroupVersionKind
+    from wlmap.definitions.registry import Registry
 
 
 def _tokens(gvk: GroupVersionKind) -> set[str]:
@@ -26,9 +30,9 @@ def resolve_type(registry: Registry, token: str) -> GroupVersionKind:
     """
     wanted = token.lower()
     matches = {
-        (e.definition.root_gvk.group, e.definition.root_gvk.kind): e.definition.root_gvk
+        (e.gvk.group, e.gvk.kind): e.gvk
         for e in registry
-        if e.definition.root_gvk is not None and wanted in _tokens(e.definition.root_gvk)
+        if e.gvk is not None and wanted in _tokens(e.gvk)
     }
     if not matches:
         raise NoDefinitionError(

@@ -3,15 +3,19 @@ files (``-f``) or from the cluster (``TYPE[/NAME]``, optionally ``--watch``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from wlmap.cli._exits import NO_DEFINITION, Exit
-from wlmap.cli._live import LiveRead, Request, read_live, watch_live
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
-from wlmap.sources.manifests import Manifest
-from wlmap.sources.workloads import Found
-from wlmap.views import render_tree
+from wlmap.views.tree import render_tree
+
+if TYPE_CHECKING:
+    from wlmap.cli._live import LiveRead
+    from wlmap.sources.manifests import Manifest
+    from wlmap.sources.workloads import Found
 
 
 @command("describe", short_help="Show the structure of workloads (files or cluster).")
@@ -55,6 +59,8 @@ def describe(
         return
     if not type_:
         raise click.UsageError("give a TYPE[/NAME] to read from the cluster, or -f FILE")
+    from wlmap.cli._live import Request, read_live, watch_live  # noqa: PLC0415 - live mode only
+
     request = Request(type_, name, namespace, all_namespaces, selector)
     if watch:
         watch_live(session, request, lambda live: _render(session, live, fmt), timeout)
@@ -67,12 +73,9 @@ def _show(
     session: Session, manifests: list[Manifest], fmt: str, live: LiveRead | None = None
 ) -> None:
     found, uncovered = session.read(manifests, pods_listed=live is not None and live.pods_listed)
-    for manifest in uncovered:
-        session.output.warn(
-            f"{manifest.origin}: no definition covers {manifest.obj.get('kind')} "
-            f"({manifest.obj.get('apiVersion')})"
-        )
+    session.warn_uncovered(uncovered)
     shown = _shown(found, live)
+    session.warn_views(shown)
     if shown or fmt != "table":
         session.output.data(_text(session, shown, fmt))
     if uncovered and not shown:

@@ -12,8 +12,7 @@ from wlmap.views.explanation import render_explanation
 @output_option("table", "json", "yaml")
 def explain(session: Session, files: tuple[str, ...], fmt: str) -> None:
     """Which status rule fired with its evidence, or why none did (nearest misses)."""
-    found, _ = session.read(session.files(files))
-    shown = [f for f in found if f.top_level]
+    shown = session.workloads(files)
     if fmt == "table":
         session.output.data("\n\n".join(render_explanation(f.view) for f in shown))
         return

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from wlmap.cli._exits import NO_DEFINITION, Exit
-from wlmap.cli._live import Request, read_live
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
 from wlmap.cli.commands._selectors import matches_selector, parse_selector
@@ -56,10 +55,15 @@ def get(
             raise click.UsageError("give TYPE/NAME or TYPE NAME, not both")
         type_, name = type_.split("/", 1)
     required = parse_selector(selector) if selector else []
+    uncovered = []
     if files:
         gvk = resolve_type(session.registry, type_) if type_ else None
-        listed = session.listing(session.files(files))
+        manifests = session.files(files)
+        listed = session.listing(manifests)
+        uncovered = session.uncovered(manifests) if gvk is None else []
     else:
+        from wlmap.cli._live import Request, read_live  # noqa: PLC0415 - live mode only
+
         live = read_live(session, Request(type_, name, namespace, all_namespaces, selector))
         gvk, namespace, all_namespaces = live.gvk, live.namespace, live.namespace is None
         listed = session.listing(live.manifests, pods_listed=live.pods_listed)
@@ -82,6 +86,10 @@ def get(
         (i for i in listed if keep(i)),
         key=lambda i: (i.namespace or "", i.kind or "", i.name or ""),
     )
+    session.warn_uncovered(uncovered)
+    for item in items:
+        for warning in item.warnings:
+            session.output.warn(f"{item.kind}/{item.name}: {warning}")
     if name and not items:
         raise WorkloadNotFoundError(f"{type_} {name!r} is not in the input")  # files only
     if fmt in ("json", "yaml"):
@@ -95,7 +103,7 @@ def get(
                 items, wide=fmt == "wide", show_kind=all_types, width=session.output.width
             )
         )
-    else:
+    elif listed or not uncovered:
         session.output.warn("no workloads found")
-    if type_ and gvk is None:
+    if (type_ and gvk is None) or (uncovered and not items):
         raise Exit(NO_DEFINITION)

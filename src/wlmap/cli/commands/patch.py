@@ -79,8 +79,7 @@ def patch(
 ) -> None:
     """Print an RFC 6902 patch (or a merge patch, or the patched object) that changes only
     the given fields, in whatever shape the definition says the pods are described."""
-    found, _ = session.read(session.files(files))
-    top = [f for f in found if f.top_level]
+    top = session.workloads(files)
     if len(top) != 1:
         raise ManifestError(f"patch needs exactly one workload in the input, found {len(top)}")
     item = top[0]

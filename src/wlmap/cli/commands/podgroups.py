@@ -19,11 +19,13 @@ from wlmap.schedulers import TARGETS
 def podgroups(session: Session, files: tuple[str, ...], target: str, fmt: str) -> None:
     """KAI PodGroups, Volcano PodGroups, an upstream Workload with PodGroups, or Kueue
     PodSets, derived from each top-level workload's gangs and scale."""
-    found, _ = session.read(session.files(files))
     objects = []
-    for item in found:
-        if item.top_level:
-            objects.extend(TARGETS[target](item.view, item.manifest.obj))
+    for item in session.workloads(files):
+        objects.extend(TARGETS[target](item.view, item.manifest.obj))
+    if not objects:
+        session.output.warn(
+            "no gang-scheduling objects: no workload in the input asks for a gang of pods"
+        )
     if fmt == "json":
         session.output.document({"items": objects, "count": len(objects)}, fmt)
     else:

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import kr8s
 import kr8s.asyncio
+import yaml
 
 from wlmap.errors import ClusterError
 
@@ -79,7 +80,12 @@ class Cluster:
             raise ClusterError(
                 f"cannot reach the API server{_server_of(exc)}: {_reason(exc)}"
             ) from exc
-        except (ValueError, KeyError, TypeError) as exc:
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+            problem = getattr(exc, "problem", None) or _reason(exc)
+            raise ClusterError(f"the kubeconfig is malformed YAML{at}: {problem}") from exc
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ClusterError(f"cannot use {where}: {_reason(exc)}") from exc
         api.timeout = REQUEST_TIMEOUT
         return cls(api, context)

@@ -3,7 +3,7 @@ objects, merged over the built-in catalog per GVK.
 
 Cluster definitions are untrusted input: each is validated on its own (one broken object
 never hides the others), and their expressions run on an isolated engine whose libjq
-fallback is a killable worker process.
+fallback is a killable worker process (:mod:`wlmap.sources.entries`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from wlmap import jq
 from wlmap.definitions.document import (
     KARTA_API_VERSIONS,
     KARTA_KIND,
@@ -20,18 +19,22 @@ from wlmap.definitions.document import (
     Definition,
 )
 from wlmap.definitions.loading import definition_from_mapping
-from wlmap.definitions.registry import Entry
 from wlmap.errors import DefinitionError, Problem
 from wlmap.sources.cluster.connection import ApiError, Cluster
 from wlmap.sources.cluster.discovery import Discovery
 from wlmap.sources.cluster.listing import list_objects
-from wlmap.workload import CompiledDefinition, prepare
+from wlmap.sources.entries import (
+    ORIGIN_PREFIX,
+    is_from_cluster,
+    origin_of,
+    prepare_entry,
+    untrusted_engine,
+)
 
 DEFINITION_TYPES = (
     (WLMAP_API_VERSION.split("/")[0], WLMAP_KIND),
     (KARTA_API_VERSIONS[0].split("/")[0], KARTA_KIND),
 )
-ORIGIN_PREFIX = "cluster"
 
 
 @dataclass
@@ -41,16 +44,6 @@ class StoredDefinitions:
     definitions: list[tuple[Definition, str]] = field(default_factory=list)
     invalid: dict[str, list[Problem]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-
-
-def origin_of(obj: dict[str, Any]) -> str:
-    """How an entry from a cluster object names where it came from."""
-    return f"{ORIGIN_PREFIX}:{obj.get('kind')}/{(obj.get('metadata') or {}).get('name')}"
-
-
-def is_from_cluster(origin: str) -> bool:
-    """Whether a registry entry's origin is a cluster object."""
-    return origin.startswith(f"{ORIGIN_PREFIX}:")
 
 
 def parse_stored(obj: dict[str, Any]) -> Definition:
@@ -85,13 +78,14 @@ async def read_stored(cluster: Cluster, discovery: Discovery) -> StoredDefinitio
     return stored
 
 
-def prepare_entry(entry: Entry) -> CompiledDefinition:
-    """An entry's compiled definition: on the untrusted engine when it came from a
-    cluster (as every definition not shipped with wlmap is, see :func:`prepare`)."""
-    engine = untrusted_engine() if is_from_cluster(entry.origin) else None
-    return prepare(entry.definition, engine)
-
-
-def untrusted_engine() -> jq.Engine:
-    """The isolated engine that evaluates definitions read from a cluster."""
-    return jq.untrusted_engine()
+__all__ = [
+    "DEFINITION_TYPES",
+    "ORIGIN_PREFIX",
+    "StoredDefinitions",
+    "is_from_cluster",
+    "origin_of",
+    "parse_stored",
+    "prepare_entry",
+    "read_stored",
+    "untrusted_engine",
+]

@@ -28,6 +28,8 @@ class OwnerLookup:
         self._gate = asyncio.Semaphore(PARALLEL_LOOKUPS)
         self.budget = budget
         self.exhausted = False
+        # owners the server forbade reading, by resource: their chains stop there
+        self.refused: dict[str, list[str]] = {}
 
     async def complete(
         self, objects: list[dict[str, Any]], starting: Iterable[Mapping[str, Any]]
@@ -73,8 +75,13 @@ class OwnerLookup:
                     owner = await self._cluster.request(
                         "GET", resource.path(namespace, str(reference.get("name")))
                     )
-                except ApiError:
+                except ApiError as exc:
                     owner = None  # gone, or not ours to read: the chain stops here
+                    if exc.code == 403:
+                        name = f"{namespace}/{reference.get('name')}" if namespace else ""
+                        self.refused.setdefault(resource.qualified, []).append(
+                            name or str(reference.get("name"))
+                        )
         if owner is not None and uid_of(owner) != uid:
             owner = None  # a new object under the old name is not the owner
         self._cache[uid] = owner

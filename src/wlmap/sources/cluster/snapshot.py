@@ -15,10 +15,10 @@ from typing import Any
 from wlmap.definitions.registry import Registry
 from wlmap.errors import ClusterError, WorkloadNotFoundError
 from wlmap.sources.cluster.connection import ApiError, Cluster
-from wlmap.sources.cluster.definitions import prepare_entry
 from wlmap.sources.cluster.discovery import ApiResource, Discovery
 from wlmap.sources.cluster.listing import list_many
 from wlmap.sources.cluster.owners import OwnerLookup
+from wlmap.sources.entries import prepare_entry
 from wlmap.sources.inventory import uid_of
 from wlmap.sources.manifests import Manifest
 from wlmap.workload import reference_requests
@@ -80,6 +80,12 @@ async def read_snapshot(
     pods = [o for o in objects if o.get("kind") == "Pod" and o.get("apiVersion") == "v1"]
     owners = OwnerLookup(cluster, discovery)
     await owners.complete(objects, pods)
+    for qualified, names in sorted(owners.refused.items()):
+        shown = ", ".join(sorted(names)[:3]) + (", ..." if len(names) > 3 else "")
+        snapshot.warnings.append(
+            f"cannot read {qualified} {shown}: forbidden; the pods they own are not "
+            "attributed to their workload"
+        )
     if owners.exhausted:
         snapshot.warnings.append(
             f"owner lookups stopped after {len(owners._cache)}; some pods are not attributed"
