@@ -21,6 +21,8 @@ class PlannedMatcher:
     expression: Expr | None
     expected_result: str | None
     conditions: tuple[tuple[ConditionMatcher, dict[str, Any]], ...]
+    # an expression is all it checks: it holds when the result is the expected one
+    expression_only: bool
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,9 @@ def status_plan(compiled: CompiledDefinition) -> StatusPlan | None:
                     tuple(
                         (c, c.model_dump(exclude_none=True)) for c in matcher.by_conditions or ()
                     ),
+                    matcher.by_expression is not None
+                    and matcher.by_phase is None
+                    and not matcher.by_conditions,
                 )
                 for status, matchers in definition.status_mappings.entries()
                 for index, matcher in enumerate(matchers)
