@@ -2,7 +2,8 @@
 
 Most expressions of a definition only walk the object: ``.status.conditions``,
 ``.metadata.labels["ray.io/group"]``, ``.spec.replicatedJobs[]?.name``,
-``.spec.replicatedJobs[]? | .replicas // 1``. For these a reader is generated once per
+``.spec.replicatedJobs[]? | .replicas // 1``, and the status tests built from them
+(:mod:`wlmap.workload._direct_logic`). For these a reader is generated once per
 definition as one small Python function that reads the dicts directly, with no evaluator
 in between; each expression gets its own function, so Python's per-call-site caches stay
 specific to it.
@@ -21,6 +22,7 @@ from typing import Any
 
 from wlmap import jq
 from wlmap.jq import syntax as s
+from wlmap.workload._direct_logic import HELPERS, logic_source
 
 # A chain of plain keys (`.a.b["c"]`) over what it indexes.
 _Chain = tuple[tuple[str, ...], s.Node]
@@ -37,10 +39,10 @@ def direct_reader(program: jq.Program, general: jq.Reader, max_outputs: int) -> 
     """
     if not program.native or program.variables:
         return None
-    source = _source(program.node)
+    source = _source(program.node) or logic_source(program.node)
     if source is None:
         return None
-    namespace: dict[str, Any] = {"general": general, "MAX": max_outputs}
+    namespace: dict[str, Any] = {"general": general, "MAX": max_outputs, **HELPERS}
     for index, literal in enumerate(source[1]):
         namespace[f"L{index}"] = literal
     # the source holds keys as Python string literals (repr) and nothing else from input

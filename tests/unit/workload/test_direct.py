@@ -26,6 +26,12 @@ SHAPES = [
     ".spec.x // false",
     ".spec.items[]?",
     ".spec.items[]?.a | .b // 0",
+    '.spec.x != true and any(.status.conditions[]?; .type == "A" and .status == "True")',
+    '(any(.status.conditions[]?; .type == "A" or .type == "B") | not) or .spec.x == null',
+    "((.spec.items // []) | length > 0) and (.spec.replicas // 0) >= 1",
+    ".spec.replicas < 2 or .spec.x == 1 or .spec.x != 0.5",
+    "any(.spec.items[]; .a == false)",
+    "(.status.conditions | length) <= 1",
 ]
 ODD_INPUTS: list[Any] = [
     None,
@@ -42,6 +48,12 @@ ODD_INPUTS: list[Any] = [
     {"spec": {"replicatedJobs": {"one": {"name": "x", "replicas": 3}}, "items": [True, 1.0]}},
     {"metadata": {"labels": {"ray.io/group": "g"}}, "status": {"conditions": [{"type": "A"}]}},
     {"metadata": {"labels": ["ray.io/group"]}, "status": "none"},
+    {"status": {"conditions": [{"type": "A", "status": "True"}, 5]}, "spec": {"x": 1.0}},
+    {"status": {"conditions": [5, {"type": "A", "status": "True"}]}, "spec": {"x": True}},
+    {"status": {"conditions": [{"type": "B"}, {"type": ["A"]}]}, "spec": {"x": {"y": 1}}},
+    {"status": {"conditions": "AB"}, "spec": {"replicas": 1.5, "items": {"a": {"a": False}}}},
+    {"status": {"conditions": 12}, "spec": {"replicas": "2", "x": 0, "items": [{"a": 0}]}},
+    {"status": {"conditions": None}, "spec": {"replicas": None, "x": [1], "items": [None]}},
     [],
     "text",
     1.0,
@@ -88,7 +100,10 @@ def test_more_outputs_than_the_limit_are_refused() -> None:
         direct({"spec": {"items": [1, 2, 3, 4]}})
 
 
-@pytest.mark.parametrize("text", [".a.b?", ".a[].b", ".a | .b", "(.a // .b)", ".a // 1 | .c", "."])
+@pytest.mark.parametrize(
+    "text",
+    [".a.b?", ".a[].b", "[.a[]?]", ".a | tostring", ".a[]? | .b // 1 | .c", ".a | keys", "$x"],
+)
 def test_other_shapes_keep_the_general_reader(text: str) -> None:
     program = jq.default_engine().compile(text)
     assert direct_reader(program, program.reader(), 10) is None
