@@ -1,5 +1,6 @@
-"""Direct readers for status tests: ``and``/``or``/``not``, comparisons with constants,
-``any(.a.b[]?; cond)``, ``length`` and ``//`` over key chains.
+"""Direct readers for status tests: ``and``/``or``/``not``, comparisons, ``any(.a.b[]?;
+cond)``, ``length``, ``//``, and sums of counts (``[.a[]? | .b // 0] | add``) over key
+chains.
 
 The catalog's status matchers are mostly of this shape, for example::
 
@@ -57,6 +58,28 @@ def length(a: Any) -> int | float:
     raise Fallback
 
 
+_SAFE_INT = 2**53
+
+
+def plus(a: Any, b: Any) -> Any:
+    """jq's ``+`` where it is plain: null and a value, or whole numbers (counts)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if type(a) is int and type(b) is int and -_SAFE_INT < a + b < _SAFE_INT:
+        return a + b
+    raise Fallback
+
+
+def add(a: Any) -> Any:
+    """jq's ``add`` of an array of counts (null when empty)."""
+    total = None
+    for value in items(a, False):
+        total = plus(total, value)
+    return total
+
+
 def items(a: Any, optional: bool) -> list[Any]:
     """What ``a[]`` (``a[]?`` when ``optional``) iterates over."""
     if type(a) is list:
@@ -111,10 +134,12 @@ class Emitter:
             out = self.temp()
             self.emit(indent, f"{out} = length({var})")
             return out
-        if isinstance(node, s.ArrayCons) and node.body is None:
+        if node == s.Call("add"):
             out = self.temp()
-            self.emit(indent, f"{out} = []")
+            self.emit(indent, f"{out} = add({var})")
             return out
+        if isinstance(node, s.ArrayCons):
+            return self.array(node.body, var, indent)
         if isinstance(node, s.Call) and node.name == "any" and len(node.args) == 2:
             return self.any(node.args[0], node.args[1], var, indent)
         raise Unsupported(type(node).__name__)
@@ -134,7 +159,7 @@ class Emitter:
         return out
 
     def binary(self, node: s.Binary, var: str, indent: int) -> str:
-        if node.op not in ("==", "!=", *_ORDER):
+        if node.op not in ("==", "!=", "+", *_ORDER):
             raise Unsupported(node.op)
         left = self.value(node.left, var, indent)
         right = self.value(node.right, var, indent)
@@ -143,6 +168,8 @@ class Emitter:
             self.emit(indent, f"{out} = equal({left}, {right})")
         elif node.op == "!=":
             self.emit(indent, f"{out} = not equal({left}, {right})")
+        elif node.op == "+":
+            self.emit(indent, f"{out} = plus({left}, {right})")
         else:
             self.emit(indent, f"{out} = number({left}) {_ORDER[node.op]} number({right})")
         return out
@@ -168,6 +195,25 @@ class Emitter:
         self.emit(indent + 1, f"{out} = {right}")
         self.emit(indent, "else:")
         self.emit(indent + 1, f"{out} = {left}")
+        return out
+
+    def array(self, body: s.Node | None, var: str, indent: int) -> str:
+        """``[]``, ``[.a[]?]`` or ``[.a[]? | f]``."""
+        out = self.temp()
+        self.emit(indent, f"{out} = []")
+        if body is None:
+            return out
+        each: s.Node | None = None
+        if isinstance(body, s.Pipe):
+            each = body.right
+            body = body.left
+        if not isinstance(body, s.Iterate):
+            raise Unsupported("array of something else than an iteration")
+        source = self.value(body.target, var, indent)
+        item = self.temp()
+        self.emit(indent, f"for {item} in items({source}, {body.optional}):")
+        found = item if each is None else self.value(each, item, indent + 1)
+        self.emit(indent + 1, f"{out}.append({found})")
         return out
 
     def any(self, generator: s.Node, condition: s.Node, var: str, indent: int) -> str:
@@ -204,4 +250,12 @@ def logic_source(node: s.Node) -> tuple[str, list[Any]] | None:
     return "\n".join(lines) + "\n", emitter.literals
 
 
-HELPERS = {"Fallback": Fallback, "equal": equal, "number": number, "length": length, "items": items}
+HELPERS = {
+    "Fallback": Fallback,
+    "equal": equal,
+    "number": number,
+    "length": length,
+    "items": items,
+    "plus": plus,
+    "add": add,
+}

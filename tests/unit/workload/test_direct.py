@@ -32,6 +32,9 @@ SHAPES = [
     ".spec.replicas < 2 or .spec.x == 1 or .spec.x != 0.5",
     "any(.spec.items[]; .a == false)",
     "(.status.conditions | length) <= 1",
+    "([.spec.items[]? | (.a // 0) + (.b // 0)] | add // 0) >= ([.spec.items[]?] | length)",
+    "[.spec.replicatedJobs[]? | .replicas // 1] | add",
+    "[.spec.items[]] | add",
 ]
 ODD_INPUTS: list[Any] = [
     None,
@@ -54,6 +57,10 @@ ODD_INPUTS: list[Any] = [
     {"status": {"conditions": "AB"}, "spec": {"replicas": 1.5, "items": {"a": {"a": False}}}},
     {"status": {"conditions": 12}, "spec": {"replicas": "2", "x": 0, "items": [{"a": 0}]}},
     {"status": {"conditions": None}, "spec": {"replicas": None, "x": [1], "items": [None]}},
+    {"spec": {"items": [{"a": 1, "b": 2}, {"a": None}, 3], "replicatedJobs": [{"replicas": 2}]}},
+    {"spec": {"items": [{"a": 1, "b": 2.5}], "replicatedJobs": [{"replicas": 2**53}, {}]}},
+    {"spec": {"items": [{"a": "x", "b": "y"}], "replicatedJobs": [{"replicas": "2"}]}},
+    {"spec": {"items": [1, 2, None]}},
     [],
     "text",
     1.0,
@@ -102,7 +109,7 @@ def test_more_outputs_than_the_limit_are_refused() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [".a.b?", ".a[].b", "[.a[]?]", ".a | tostring", ".a[]? | .b // 1 | .c", ".a | keys", "$x"],
+    [".a.b?", ".a[].b", "[.a[]?.b]", ".a | tostring", ".a[]? | .b // 1 | .c", ".a | keys", "$x"],
 )
 def test_other_shapes_keep_the_general_reader(text: str) -> None:
     program = jq.default_engine().compile(text)
