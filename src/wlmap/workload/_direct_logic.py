@@ -124,6 +124,8 @@ class Emitter:
             return self.logical(node, var, indent)
         if isinstance(node, s.Alternative):
             return self.alternative(node, var, indent)
+        if isinstance(node, s.If):
+            return self.choice(node, var, indent)
         if isinstance(node, s.Pipe):
             return self.value(node.right, self.value(node.left, var, indent), indent)
         if node == s.Call("not"):
@@ -197,6 +199,17 @@ class Emitter:
         self.emit(indent + 1, f"{out} = {left}")
         return out
 
+    def choice(self, node: s.If, var: str, indent: int) -> str:
+        """``if c then a else b end`` (no else: the input)."""
+        condition = self.value(node.cond, var, indent)
+        out = self.temp()
+        self.emit(indent, f"if {condition} is not None and {condition} is not False:")
+        self.emit(indent + 1, f"{out} = {self.value(node.then, var, indent + 1)}")
+        self.emit(indent, "else:")
+        otherwise = var if node.else_ is None else self.value(node.else_, var, indent + 1)
+        self.emit(indent + 1, f"{out} = {otherwise}")
+        return out
+
     def array(self, body: s.Node | None, var: str, indent: int) -> str:
         """``[]``, ``[.a[]?]`` or ``[.a[]? | f]``."""
         out = self.temp()
@@ -232,20 +245,34 @@ class Emitter:
 
 def logic_source(node: s.Node) -> tuple[str, list[Any]] | None:
     """Python source of ``read(value, session=None)`` for ``node`` when every part of it
-    is supported, and the literals it refers to as ``L0``, ``L1``..."""
+    is supported, and the literals it refers to as ``L0``, ``L1``...
+
+    ``node`` has one output, or is ``.a[]? | f`` with one output per element.
+    """
     emitter = Emitter()
+    many = isinstance(node, s.Pipe) and isinstance(node.left, s.Iterate)
     try:
-        result = emitter.value(node, "value", 2)
+        result = emitter.array(node, "value", 2) if many else emitter.value(node, "value", 2)
     except Unsupported:
         return None
+    if many:
+        outputs = [
+            f"    if len({result}) > MAX:",
+            "        return general(value, session)",
+            f"    return [int(y) if type(y) is float and y.is_integer() else y for y in {result}]",
+        ]
+    else:
+        outputs = [
+            f"    return [int({result}) if type({result}) is float and {result}.is_integer()"
+            f" else {result}]"
+        ]
     lines = [
         "def read(value, session=None):",
         "    try:",
         *(emitter.lines or ["        pass"]),
         "    except Fallback:",
         "        return general(value, session)",
-        f"    return [int({result}) if type({result}) is float and {result}.is_integer()"
-        f" else {result}]",
+        *outputs,
     ]
     return "\n".join(lines) + "\n", emitter.literals
 

@@ -35,6 +35,11 @@ SHAPES = [
     "([.spec.items[]? | (.a // 0) + (.b // 0)] | add // 0) >= ([.spec.items[]?] | length)",
     "[.spec.replicatedJobs[]? | .replicas // 1] | add",
     "[.spec.items[]] | add",
+    ".spec.replicatedJobs[]? | .replicas // .x // 0",
+    ".spec.items[] | .a + 1",
+    "if (.status.conditions // []) | length > 0 then .spec.x == 1 else .spec.replicas end",
+    ".spec | if . == null then 0 else .replicas // 1 end",
+    "if .spec.x then 1 end",
 ]
 ODD_INPUTS: list[Any] = [
     None,
@@ -109,7 +114,7 @@ def test_more_outputs_than_the_limit_are_refused() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [".a.b?", ".a[].b", "[.a[]?.b]", ".a | tostring", ".a[]? | .b // 1 | .c", ".a | keys", "$x"],
+    [".a.b?", ".a[].b", "[.a[]?.b]", ".a | tostring", ".a[]? | (.b, .c)", ".a | keys", "$x"],
 )
 def test_other_shapes_keep_the_general_reader(text: str) -> None:
     program = jq.default_engine().compile(text)
