@@ -39,14 +39,18 @@ def direct_reader(program: jq.Program, general: jq.Reader, max_outputs: int) -> 
     """
     if not program.native or program.variables:
         return None
-    source = _source(program.node) or logic_source(program.node)
-    if source is None:
-        return None
     namespace: dict[str, Any] = {"general": general, "MAX": max_outputs, **HELPERS}
-    for index, literal in enumerate(source[1]):
-        namespace[f"L{index}"] = literal
-    # the source holds keys as Python string literals (repr) and nothing else from input
-    exec(source[0], namespace)
+    try:
+        source = _source(program.node) or logic_source(program.node)
+        if source is None:
+            return None
+        for index, literal in enumerate(source[1]):
+            namespace[f"L{index}"] = literal
+        # the source holds keys as Python string literals (repr) and nothing else from
+        # the definition; literals are passed by name
+        exec(source[0], namespace)
+    except (RecursionError, SyntaxError, MemoryError):  # nested too deeply for Python
+        return None
     reader: jq.Reader = namespace["read"]
     return reader
 

@@ -121,6 +121,16 @@ def test_other_shapes_keep_the_general_reader(text: str) -> None:
     assert direct_reader(program, program.reader(), 10) is None
 
 
+def test_an_expression_nested_deeper_than_python_allows_keeps_the_general_reader() -> None:
+    text = ".x == 1"
+    for _ in range(25):  # Python allows 20 nested loops in one function
+        text = f"any(.a[]?; {text})"
+    program = jq.default_engine().compile(text)
+    general = program.reader()
+    assert direct_reader(program, general, 10) is None
+    assert general({"a": [{"a": []}]}) == [False]
+
+
 def test_catalog_expressions_read_corpus_objects_as_the_general_reader_does() -> None:
     registry = builtin_registry()
     checked = 0
