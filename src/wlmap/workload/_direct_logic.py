@@ -101,6 +101,15 @@ class Emitter:
         self.lines: list[str] = []
         self.literals: list[Any] = []
         self.count = 0
+        self.looping = False
+
+    def loop(self) -> None:
+        """Enter a loop. Loops are not nested: a direct reader does work in proportion to
+        its input, so it needs no deadline (nested loops keep the general reader, which
+        checks the time limit)."""
+        if self.looping:
+            raise Unsupported("a loop inside a loop")
+        self.looping = True
 
     def emit(self, indent: int, line: str) -> None:
         self.lines.append("    " * indent + line)
@@ -224,9 +233,11 @@ class Emitter:
             raise Unsupported("array of something else than an iteration")
         source = self.value(body.target, var, indent)
         item = self.temp()
+        self.loop()
         self.emit(indent, f"for {item} in items({source}, {body.optional}):")
         found = item if each is None else self.value(each, item, indent + 1)
         self.emit(indent + 1, f"{out}.append({found})")
+        self.looping = False
         return out
 
     def any(self, generator: s.Node, condition: s.Node, var: str, indent: int) -> str:
@@ -235,11 +246,13 @@ class Emitter:
         source = self.value(generator.target, var, indent)
         out, item = self.temp(), self.temp()
         self.emit(indent, f"{out} = False")
+        self.loop()
         self.emit(indent, f"for {item} in items({source}, {generator.optional}):")
         holds = self.value(condition, item, indent + 1)
         self.emit(indent + 1, f"if {holds} is not None and {holds} is not False:")
         self.emit(indent + 2, f"{out} = True")
         self.emit(indent + 2, "break")
+        self.looping = False
         return out
 
 

@@ -121,14 +121,23 @@ def test_other_shapes_keep_the_general_reader(text: str) -> None:
     assert direct_reader(program, program.reader(), 10) is None
 
 
-def test_an_expression_nested_deeper_than_python_allows_keeps_the_general_reader() -> None:
-    text = ".x == 1"
-    for _ in range(25):  # Python allows 20 nested loops in one function
-        text = f"any(.a[]?; {text})"
-    program = jq.default_engine().compile(text)
+def test_nested_loops_keep_the_general_reader_and_its_time_limit() -> None:
+    engine = jq.Engine(jq.Limits(timeout_seconds=0.2))
+    program = engine.compile('any(.a[]?; any(.a[]?; any(.a[]?; . == "x")))')
     general = program.reader()
     assert direct_reader(program, general, 10) is None
-    assert general({"a": [{"a": []}]}) == [False]
+    node: dict[str, Any] = {"a": []}
+    node["a"].extend([node] * 1000)  # a billion steps through the three loops
+    with pytest.raises(LimitExceededError):
+        general(node)
+
+
+def test_an_expression_nested_deeper_than_python_allows_keeps_the_general_reader() -> None:
+    # `//` nests to the right; Python allows 100 levels of indentation in one function
+    program = jq.default_engine().compile(" // ".join([".y"] * 150 + ["([.x[]?] | length)"]))
+    general = program.reader()
+    assert direct_reader(program, general, 10) is None
+    assert general({"x": [1, 2]}) == [2]
 
 
 def test_catalog_expressions_read_corpus_objects_as_the_general_reader_does() -> None:
