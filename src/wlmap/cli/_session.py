@@ -147,7 +147,10 @@ class Session:
 
         global _FORKED  # noqa: PLW0603 - handed to forked workers, which inherit it
         _FORKED = (reader, manifests)
-        for entry in self.registry:  # compile once, before the workers are forked
+        # Compile what the input uses once, before the workers are forked (compiling
+        # every definition of the catalog would cost more than a slice of the input).
+        used = {id(e): e for e in map(reader.entry, (m.obj for m in manifests)) if e}
+        for entry in used.values():
             prepare_entry(entry)
         size = -(-len(manifests) // workers)
         bounds = [

@@ -67,20 +67,20 @@ def _containers(spec: Mapping[str, Any], key: str, where: str) -> list[Mapping[s
     return containers
 
 
-def _container_aggregate(
-    spec: Mapping[str, Any], where: str, field_name: str
-) -> tuple[Amounts, set[str], set[str]]:
-    """Aggregate one field (``requests`` or ``limits``) of every container.
+def _container_aggregates(
+    spec: Mapping[str, Any], where: str
+) -> tuple[Amounts, Amounts, set[str], set[str]]:
+    """Aggregate the ``requests`` and the ``limits`` of every container, in one pass.
 
-    For ``requests`` a container's limit stands in for its missing request. Returns the
-    aggregate, the resources some container names, and the shared resources (CPU, memory,
-    ephemeral storage) some container leaves without a value.
+    For requests a container's limit stands in for its missing request. Returns both
+    aggregates, the resources some container names, and the shared resources (CPU,
+    memory, ephemeral storage) some container leaves without a limit.
     """
     named: set[str] = set()
-    missing: set[str] = set()
-    running_sidecars: Amounts = {}
-    init_peak: Amounts = {}
-    app: Amounts = {}
+    unlimited: set[str] = set()
+    # per field: (running sidecars, peak of the init phase, app containers)
+    asked: tuple[Amounts, Amounts, Amounts] = ({}, {}, {})
+    capped: tuple[Amounts, Amounts, Amounts] = ({}, {}, {})
     for key in ("initContainers", "containers"):
         for index, container in enumerate(_containers(spec, key, where)):
             at = f"{where}.{key}[{index}].resources"
@@ -89,23 +89,38 @@ def _container_aggregate(
                 raise WorkloadShapeError(f"{at} must be a mapping, got {resources!r}")
             limits = _amounts(resources.get("limits"), f"{at}.limits")
             requests = _amounts(resources.get("requests"), f"{at}.requests")
-            amounts = {**limits, **requests} if field_name == "requests" else limits
             named.update(limits, requests)
-            missing.update(r for r in _UNBOUNDED_WITHOUT_LIMIT if r not in amounts)
-            if key == "containers":
-                app = sum_amounts(app, amounts)
-            elif container.get("restartPolicy") == "Always":
-                running_sidecars = sum_amounts(running_sidecars, amounts)
-                init_peak = max_amounts(init_peak, running_sidecars)
-            else:
-                init_peak = max_amounts(init_peak, sum_amounts(amounts, running_sidecars))
-    return max_amounts(init_peak, sum_amounts(app, running_sidecars)), named, missing
+            unlimited.update(r for r in _UNBOUNDED_WITHOUT_LIMIT if r not in limits)
+            stage = (
+                2 if key == "containers" else 0 if container.get("restartPolicy") == "Always" else 1
+            )
+            asked = _step(asked, {**limits, **requests}, stage)
+            capped = _step(capped, limits, stage)
+    return _pod_aggregate(asked), _pod_aggregate(capped), named, unlimited
+
+
+def _step(
+    state: tuple[Amounts, Amounts, Amounts], amounts: Amounts, stage: int
+) -> tuple[Amounts, Amounts, Amounts]:
+    """Add one container to (running sidecars, init peak, app containers): an app
+    container (stage 2), a sidecar (0) or a plain init container (1)."""
+    sidecars, init_peak, app = state
+    if stage == 2:
+        return sidecars, init_peak, sum_amounts(app, amounts)
+    if stage == 0:
+        sidecars = sum_amounts(sidecars, amounts)
+        return sidecars, max_amounts(init_peak, sidecars), app
+    return sidecars, max_amounts(init_peak, sum_amounts(amounts, sidecars)), app
+
+
+def _pod_aggregate(state: tuple[Amounts, Amounts, Amounts]) -> Amounts:
+    sidecars, init_peak, app = state
+    return max_amounts(init_peak, sum_amounts(app, sidecars))
 
 
 def effective(spec: Mapping[str, Any], where: str) -> tuple[Amounts, dict[str, Decimal | None]]:
     """Effective requests and limits of a pod spec, before any GPU interpretation."""
-    requests, named, _ = _container_aggregate(spec, where, "requests")
-    limit_sum, _, unbounded = _container_aggregate(spec, where, "limits")
+    requests, limit_sum, named, unbounded = _container_aggregates(spec, where)
     pod_level = spec.get("resources") or {}
     if not isinstance(pod_level, Mapping):
         raise WorkloadShapeError(f"{where}.resources must be a mapping, got {pod_level!r}")

@@ -21,6 +21,8 @@ class PlannedMatcher:
     expression: Expr | None
     expected_result: str | None
     conditions: tuple[tuple[ConditionMatcher, dict[str, Any]], ...]
+    # an expression is all it checks: it holds when the result is the expected one
+    expression_only: bool
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,9 @@ def _planned(
                     tuple(
                         (c, c.model_dump(exclude_none=True)) for c in matcher.by_conditions or ()
                     ),
+                    matcher.by_expression is not None
+                    and matcher.by_phase is None
+                    and not matcher.by_conditions,
                 )
             )
             per_status[status] = per_status.get(status, 0) + 1

@@ -14,6 +14,7 @@ from wlmap.definitions import Definition, Role, expression_sites
 from wlmap.definitions.expressions import component_path
 from wlmap.definitions.structure import ComponentDefinition
 from wlmap.errors import ExpressionError
+from wlmap.workload._direct import direct_reader
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,7 @@ def compile_definition(
                 definition=definition.name, component=site.component, field=site.path
             ) from exc
         exprs[site.path] = Expr(
-            program, definition.name, site.component, site.path, program.reader()
+            program, definition.name, site.component, site.path, _reader(program, engine)
         )
     components = {c.name: c for c in definition.components()}
     parent = {c.name: c.owner_ref for c in definition.components()}
@@ -181,6 +182,16 @@ def compile_definition(
         pod_bearing=tuple(c.name for c in definition.components() if c.spec_definition is not None),
         bases={c.name: component_path(definition, c) for c in definition.components()},
     )
+
+
+def _reader(program: jq.Program, engine: jq.Engine) -> jq.Reader:
+    """The quickest reader of a program: a direct one for plain key chains (trusted
+    definitions only: the isolated engine keeps every check of its own), else the
+    engine's."""
+    general = program.reader()
+    if engine.isolated:
+        return general
+    return direct_reader(program, general, engine.limits.max_outputs) or general
 
 
 def component_base(compiled: CompiledDefinition, name: str) -> str:

@@ -56,15 +56,15 @@ def gang_groups(
     issues: Issues,
 ) -> list[GangGroup]:
     """The workload's gang groups: the v2 ``podGroup`` first, then legacy ``podGroups``."""
-    instructions = compiled.definition.spec.optimization_instructions
-    gang = instructions.gang_scheduling if instructions else None
-    if gang is None:
+    plan = _gang_plan(compiled)
+    if plan is None:
         return []
+    v2, legacy = plan
     found: list[GangGroup] = []
     cache: Minimums = {}
-    if gang.pod_group is not None:
-        found.append(_v2_group(compiled, instances, gang.pod_group, placements, cache))
-    for index, group in enumerate(gang.pod_groups or ()):
+    if v2 is not None:
+        found.append(_v2_group(compiled, instances, v2, placements, cache))
+    for index, group in enumerate(legacy):
         if placements is None or pods is None:
             found.append(_static_legacy(compiled, instances, group, index, cache))
         else:
@@ -92,6 +92,59 @@ def scheduled_gangs(groups: Sequence[GangGroup]) -> list[GangGroup]:
     ]
 
 
+@dataclass(frozen=True)
+class _SubGroupPlan:
+    """A subgroup of the v2 ``podGroup``, worked out once per definition."""
+
+    component: str
+    topology: Topology | None
+    # the pod-bearing components of its subtree, in definition order
+    pod_bearing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _V2Plan:
+    """The v2 ``podGroup`` worked out once per definition."""
+
+    definition: PodGroupDefinition
+    subs: tuple[_SubGroupPlan, ...]
+    pod_bearing: tuple[str, ...]
+
+
+def _gang_plan(
+    compiled: CompiledDefinition,
+) -> tuple[_V2Plan | None, tuple[LegacyPodGroup, ...]] | None:
+    """The gang definition prepared once: None when the definition declares no gangs."""
+    if "gangs" in compiled.memo:
+        known: tuple[_V2Plan | None, tuple[LegacyPodGroup, ...]] | None = compiled.memo["gangs"]
+        return known
+    instructions = compiled.definition.spec.optimization_instructions
+    gang = instructions.gang_scheduling if instructions else None
+    plan = None
+    if gang is not None:
+        v2 = None
+        if gang.pod_group is not None:
+            v2 = _V2Plan(
+                gang.pod_group,
+                tuple(
+                    _SubGroupPlan(
+                        sub.component_name,
+                        sub.topology,
+                        _pod_bearing(compiled, compiled.subtree(sub.component_name)),
+                    )
+                    for sub in gang.pod_group.sub_groups
+                ),
+                _pod_bearing(compiled, compiled.order),
+            )
+        plan = (v2, tuple(gang.pod_groups or ()))
+    compiled.memo["gangs"] = plan
+    return plan
+
+
+def _pod_bearing(compiled: CompiledDefinition, names: Sequence[str]) -> tuple[str, ...]:
+    return tuple(n for n in names if n in compiled.pod_bearing)
+
+
 def _pods_in(
     compiled: CompiledDefinition, component: str, placements: Sequence[PodPlacement] | None
 ) -> tuple[str, ...] | None:
@@ -101,31 +154,27 @@ def _pods_in(
     return tuple(p.name for p in placements if p.component in subtree)
 
 
-def _present(
-    compiled: CompiledDefinition, instances: Mapping[str, list[Instance]], names: Sequence[str]
-) -> tuple[str, ...]:
-    """The pod-bearing components among ``names`` that the object has instances of."""
-    return tuple(n for n in names if n in compiled.pod_bearing and instances.get(n))
-
-
 def _v2_group(
     compiled: CompiledDefinition,
     instances: Mapping[str, list[Instance]],
-    definition: PodGroupDefinition,
+    plan: _V2Plan,
     placements: Sequence[PodPlacement] | None,
     cache: Minimums,
 ) -> GangGroup:
     root = compiled.definition.root.name
     subs = tuple(
         GangGroup(
-            name=sub.component_name,
-            min_member=subtree_minimum(compiled, instances, sub.component_name, cache=cache),
-            members=_present(compiled, instances, compiled.subtree(sub.component_name)),
-            pods=_pods_in(compiled, sub.component_name, placements),
-            topology=sub.topology,
-            source="podGroup",
+            sub.component,
+            subtree_minimum(compiled, instances, sub.component, cache=cache),
+            # the pod-bearing components the object has instances of
+            tuple(n for n in sub.pod_bearing if instances.get(n)),
+            _pods_in(compiled, sub.component, placements),
+            None,
+            sub.topology,
+            (),
+            "podGroup",
         )
-        for sub in definition.sub_groups
+        for sub in plan.subs
     )
     minimum = (
         sum(s.min_member for s in subs)
@@ -133,13 +182,14 @@ def _v2_group(
         else subtree_minimum(compiled, instances, root, cache=cache)
     )
     return GangGroup(
-        name=definition.name,
-        min_member=minimum,
-        members=_present(compiled, instances, compiled.order),
-        pods=_pods_in(compiled, root, placements),
-        topology=definition.topology,
-        sub_groups=subs,
-        source="podGroup",
+        plan.definition.name,
+        minimum,
+        tuple(n for n in plan.pod_bearing if instances.get(n)),
+        _pods_in(compiled, root, placements),
+        None,
+        plan.definition.topology,
+        subs,
+        "podGroup",
     )
 
 

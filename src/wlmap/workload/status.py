@@ -18,6 +18,7 @@ from wlmap.workload.compiled import CompiledDefinition
 NEAREST_MISSES = 3
 
 
+@quick_init
 @dataclass(frozen=True)
 class Evidence:
     """One checked part of a matcher: what was expected, what was found, whether it held."""
@@ -42,6 +43,7 @@ class Evidence:
         return shown
 
 
+@quick_init
 @dataclass(frozen=True)
 class MatcherResult:
     """The outcome of one matcher of one generic status."""
@@ -125,9 +127,13 @@ def evaluate_status(
             outputs = issues.outputs(planned.expression, obj, variables)
             result = _text(outputs[0]) if outputs and outputs[0] is not None else None
         results.append((planned, result))
-        if _holds(planned, phase, by_type, result):
-            evidence = _evidence(planned, obj, phase, by_type, result)
-            matched.append(MatcherResult(planned.status, planned.index, evidence))
+        if planned.expression_only:  # what _holds() would say, without its other checks
+            if planned.expected_result is not None and result != planned.expected_result:
+                continue
+        elif not _holds(planned, phase, by_type, result):
+            continue
+        evidence = _evidence(planned, obj, phase, by_type, result)
+        matched.append(MatcherResult(planned.status, planned.index, evidence))
     if matched:
         phases = tuple(dict.fromkeys(r.status.value for r in matched))
         return StatusReport(phases, tuple(matched), phase, tuple(conditions))

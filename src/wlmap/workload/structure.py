@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,39 +63,69 @@ def extract_instances(
 ) -> dict[str, list[Instance]]:
     """Every component's instances, keyed by component name, in definition order."""
     return {
-        plan.component.name: _component_instances(compiled, plan, obj, issues, variables)
+        plan.name: _component_instances(compiled.name, plan, obj, issues, variables)
         for plan in _plans(compiled)
     }
 
 
 @dataclass(frozen=True)
 class _Plan:
-    """One component's expressions by field (``None`` when unset), looked up once."""
+    """One component's reading, worked out once per definition: its expressions by field
+    (``None`` when unset) and which shape its pod spec has."""
 
     component: ComponentDefinition
+    name: str
+    named: bool  # instances are named by instanceIdPath
     ids: Expr | None
     fields: Mapping[str, Expr | None]
+    # "template", "pod spec", "fragments", or None without a specDefinition
+    spec_shape: str | None
+    scale: tuple[Expr | None, Expr | None, Expr | None] | None
+    # neither a pod spec nor a scale: instances are their ids alone
+    bare: bool
 
 
 def _plans(compiled: CompiledDefinition) -> tuple[_Plan, ...]:
     plans: tuple[_Plan, ...] | None = compiled.memo.get("structure")
     if plans is None:
-        fields = (
-            "specDefinition.podTemplateSpecPath",
-            "specDefinition.podSpecPath",
-            "specDefinition.metadataPath",
-            *(f"specDefinition.fragmentedPodSpecDefinition.{f}" for f in FRAGMENT_FIELDS),
-            *_SCALE_PATHS,
-        )
         plans = compiled.memo["structure"] = tuple(
-            _Plan(
-                component,
-                compiled.expr(f"{component_base(compiled, name)}.instanceIdPath"),
-                {f: compiled.expr(f"{component_base(compiled, name)}.{f}") for f in fields},
-            )
-            for name, component in ((n, compiled.components[n]) for n in compiled.order)
+            _plan(compiled, compiled.components[name]) for name in compiled.order
         )
     return plans
+
+
+_FIELDS = (
+    "specDefinition.podTemplateSpecPath",
+    "specDefinition.podSpecPath",
+    "specDefinition.metadataPath",
+    *(f"specDefinition.fragmentedPodSpecDefinition.{f}" for f in FRAGMENT_FIELDS),
+)
+
+
+def _plan(compiled: CompiledDefinition, component: ComponentDefinition) -> _Plan:
+    base = component_base(compiled, component.name)
+    fields = {f: compiled.expr(f"{base}.{f}") for f in (*_FIELDS, *_SCALE_PATHS)}
+    spec = component.spec_definition
+    shape = None
+    if spec is not None:
+        shape = "fragments"
+        if spec.pod_template_spec_path is not None:
+            shape = "template"
+        elif spec.pod_spec_path is not None or spec.metadata_path is not None:
+            shape = "pod spec"
+    scale = None
+    if component.scale_definition is not None:
+        scale = (fields[_SCALE_PATHS[0]], fields[_SCALE_PATHS[1]], fields[_SCALE_PATHS[2]])
+    return _Plan(
+        component,
+        component.name,
+        component.instance_id_path is not None,
+        compiled.expr(f"{base}.instanceIdPath"),
+        fields,
+        shape,
+        scale,
+        spec is None and scale is None,
+    )
 
 
 class _Reading:
@@ -117,63 +147,83 @@ class _Reading:
 
     def column(self, field: str) -> list[Any]:
         """One value per instance from the field's expression (``None`` when unset)."""
-        expr = self.plan.fields[field]
+        return self.values(self.plan.fields[field], field)
+
+    def values(self, expr: Expr | None, field: str) -> list[Any]:
+        """One value per instance from ``expr``, the expression of ``field``."""
         if expr is None:
             return [None] * self.count
         values = self.issues.outputs(expr, self.obj, self.variables)
-        if values is not None and self.count == 1 and len(values) == 1:
+        if values is not None and len(values) == self.count:
             return values
-        name = self.plan.component.name
+        name = self.plan.name
         return _align(values, self.count, name, field, self.definition, self.issues, True)
 
 
+_ONE_UNNAMED: tuple[None] = (None,)
+
+
 def _component_instances(
-    compiled: CompiledDefinition,
+    definition: str,
     plan: _Plan,
     obj: Mapping[str, Any],
     issues: Issues,
     variables: Mapping[str, Any] | None,
 ) -> list[Instance]:
-    component = plan.component
-    name = component.name
-    if component.instance_id_path is None:
-        ids: list[str | None] = [None]
+    name = plan.name
+    ids: Sequence[str | None]
+    if not plan.named:
+        ids = _ONE_UNNAMED
     else:
         id_outputs = issues.outputs(plan.ids, obj, variables)
         if id_outputs is None:
             return []
-        ids = []
-        for value in id_outputs:
-            if value is None or value == "" or isinstance(value, (dict, list)):
-                issues.report(
-                    WorkloadShapeError(
-                        f"{compiled.name}: component {name!r}: instanceIdPath "
-                        f"{component.instance_id_path!r} gave {value!r}; every instance id must be a "
-                        "non-empty string"
-                    )
-                )
+        ids = id_outputs
+        if not all(type(v) is str and v for v in id_outputs):
+            checked = _instance_ids(definition, plan.component, id_outputs, issues)
+            if checked is None:
                 return []
-            ids.append(value if type(value) is str else key_text(value))
-    if component.spec_definition is None and component.scale_definition is None:
+            ids = checked
+    if plan.bare:
         return [Instance(name, instance_id, None, _NO_SCALE) for instance_id in ids]
-    reading = _Reading(plan, compiled.name, obj, issues, variables, len(ids))
-    templates = _templates(component, reading)
-    scales = _scales(component, reading)
+    reading = _Reading(plan, definition, obj, issues, variables, len(ids))
+    templates = _templates(plan.spec_shape, reading)
+    scales = _scales(plan.scale, reading)
     return [
-        Instance(name, instance_id, templates[i], scales[i]) for i, instance_id in enumerate(ids)
+        Instance(name, instance_id, template, scale)
+        for instance_id, template, scale in zip(ids, templates, scales, strict=True)
     ]
 
 
-def _templates(component: ComponentDefinition, reading: _Reading) -> list[dict[str, Any] | None]:
-    spec = component.spec_definition
-    if spec is None:
+def _instance_ids(
+    definition: str, component: ComponentDefinition, outputs: list[Any], issues: Issues
+) -> list[str] | None:
+    """Instance ids from the outputs of ``instanceIdPath``; None (and an error) when one is
+    not a non-empty scalar."""
+    ids = []
+    for value in outputs:
+        if value is None or value == "" or isinstance(value, (dict, list)):
+            issues.report(
+                WorkloadShapeError(
+                    f"{definition}: component {component.name!r}: instanceIdPath "
+                    f"{component.instance_id_path!r} gave {value!r}; every instance id must be a "
+                    "non-empty string"
+                )
+            )
+            return None
+        ids.append(value if type(value) is str else key_text(value))
+    return ids
+
+
+def _templates(shape: str | None, reading: _Reading) -> list[dict[str, Any] | None]:
+    if shape is None:
         return [None] * reading.count
-    if spec.pod_template_spec_path is not None:
+    if shape == "template":
         return [
             template_from_template_spec(v)
             for v in reading.column("specDefinition.podTemplateSpecPath")
         ]
-    if spec.pod_spec_path is not None or spec.metadata_path is not None:
+    if shape == "pod spec":
         specs = reading.column("specDefinition.podSpecPath")
         metas = reading.column("specDefinition.metadataPath")
         return [template_from_pod_spec(s, m) for s, m in zip(specs, metas, strict=True)]
@@ -192,11 +242,23 @@ _SCALE_PATHS = tuple(f"scaleDefinition.{f}" for f in _SCALE_FIELDS)
 _NO_SCALE = Scale()
 
 
-def _scales(component: ComponentDefinition, reading: _Reading) -> list[Scale]:
-    if component.scale_definition is None:
+def _scales(
+    exprs: tuple[Expr | None, Expr | None, Expr | None] | None, reading: _Reading
+) -> list[Scale]:
+    if exprs is None:
         return [_NO_SCALE] * reading.count
-    values = [reading.column(path) for path in _SCALE_PATHS]
-    definition, name, issues = reading.definition, component.name, reading.issues
+    definition, name, issues = reading.definition, reading.plan.name, reading.issues
+    replicas, minimum, maximum = exprs
+    if minimum is None and maximum is None:  # the common case: replicas alone
+        return [
+            Scale(
+                value
+                if type(value) is int
+                else _count(value, definition, name, "replicasPath", issues)
+            )
+            for value in reading.values(replicas, _SCALE_PATHS[0])
+        ]
+    values = [reading.values(e, p) for e, p in zip(exprs, _SCALE_PATHS, strict=True)]
     return [
         Scale(
             _count(replicas, definition, name, _SCALE_FIELDS[0], issues),

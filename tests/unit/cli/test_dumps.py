@@ -14,6 +14,7 @@ import yaml
 from tests.corpus import corpus_object
 from tests.unit.cli.runner import run
 from tests.unit.workload.podfactory import make_pod
+from wlmap.cli import _session
 
 
 def owned_by(obj: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
@@ -104,3 +105,30 @@ def test_get_shows_ready_over_desired_pods_when_the_dump_holds_them(
     assert (item["podsReady"], item["totals"]["pods"]) == (4, 5)
     code, out, _ = run(capsys, "get", "deployments", "-f", str(dump(tmp_path)))
     assert out.splitlines()[1].split()[3] == "4/5"  # NAMESPACE NAME PHASE PODS ...
+
+
+def test_a_large_dump_lists_the_same_rows_in_forked_workers_as_in_one_process(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kinds = [
+        ("jobset/tpu-multislice-v6e-jax.yaml", "JobSet"),
+        ("kubeflow-pytorchjob/simple.yaml", "PyTorchJob"),
+        ("core-gpu/gpu-operator-tests-plugin-test-deployment.yaml", "Deployment"),
+    ]
+    bases = [corpus_object(relative, kind) for relative, kind in kinds]
+    items = []
+    for index in range(_session.PARALLEL_THRESHOLD + 100):
+        obj = copy.deepcopy(bases[index % len(bases)])
+        obj["metadata"].update(name=f"w-{index}", namespace=f"ns-{index % 7}", uid=f"u-{index}")
+        items.append(obj)
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    code, forked, _ = run(capsys, "get", "--all-types", "-f", str(path), "-o", "json")
+    assert code == 0
+    monkeypatch.setattr(_session, "PARALLEL_THRESHOLD", len(items) + 1)
+    code, serial, _ = run(capsys, "get", "--all-types", "-f", str(path), "-o", "json")
+    assert code == 0
+    rows = json.loads(forked)["items"]
+    assert len(rows) == len(items)
+    assert rows == json.loads(serial)["items"]

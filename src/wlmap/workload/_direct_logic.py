@@ -1,0 +1,301 @@
+"""Direct readers for status tests: ``and``/``or``/``not``, comparisons, ``any(.a.b[]?;
+cond)``, ``length``, ``//``, and sums of counts (``[.a[]? | .b // 0] | add``) over key
+chains.
+
+The catalog's status matchers are mostly of this shape, for example::
+
+    .spec.runPolicy.suspend != true
+    and any(.status.conditions[]?; .type == "Suspended" and .status == "True")
+
+Each such expression becomes one generated function with exactly one output. Every step
+is one jq defines without surprises for ordinary values; where jq would raise an error,
+compare values of different kinds (``null < 1``), or compare arrays or objects, the
+function raises :class:`Fallback` and the general reader takes over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wlmap.jq import syntax as s
+
+
+class Fallback(Exception):
+    """The value is not an ordinary case: evaluate with the general reader."""
+
+
+class Unsupported(Exception):
+    """The expression is not of a supported shape."""
+
+
+def equal(a: Any, b: Any) -> bool:
+    """jq's ``==`` for scalars (numbers by value, ``true`` is not ``1``)."""
+    ta, tb = type(a), type(b)
+    if ta is bool or tb is bool:
+        return a is b
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        return bool(a == b)
+    if ta is not tb or ta is list or ta is dict:
+        if ta is list or ta is dict or tb is list or tb is dict:
+            raise Fallback
+        return False
+    return bool(a == b)
+
+
+def number(a: Any) -> int | float:
+    """``a`` when it is a number (ordering across kinds is left to the general reader)."""
+    if type(a) is int or type(a) is float:
+        return a
+    raise Fallback
+
+
+def length(a: Any) -> int | float:
+    """jq's ``length`` of ordinary values."""
+    if a is None:
+        return 0
+    if type(a) is str or type(a) is list or type(a) is dict:
+        return len(a)
+    raise Fallback
+
+
+_SAFE_INT = 2**53
+
+
+def plus(a: Any, b: Any) -> Any:
+    """jq's ``+`` where it is plain: null and a value, or whole numbers (counts)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if type(a) is int and type(b) is int and -_SAFE_INT < a + b < _SAFE_INT:
+        return a + b
+    raise Fallback
+
+
+def add(a: Any) -> Any:
+    """jq's ``add`` of an array of counts (null when empty)."""
+    total = None
+    for value in items(a, False):
+        total = plus(total, value)
+    return total
+
+
+def items(a: Any, optional: bool) -> list[Any]:
+    """What ``a[]`` (``a[]?`` when ``optional``) iterates over."""
+    if type(a) is list:
+        return a
+    if type(a) is dict:
+        return list(a.values())
+    if optional:
+        return []
+    raise Fallback
+
+
+_ORDER = {"<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+class Emitter:
+    """Writes the statements computing one output per node into ``lines``."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.literals: list[Any] = []
+        self.count = 0
+        self.looping = False
+
+    def loop(self) -> None:
+        """Enter a loop. Loops are not nested: a direct reader does work in proportion to
+        its input, so it needs no deadline (nested loops keep the general reader, which
+        checks the time limit)."""
+        if self.looping:
+            raise Unsupported("a loop inside a loop")
+        self.looping = True
+
+    def emit(self, indent: int, line: str) -> None:
+        self.lines.append("    " * indent + line)
+
+    def temp(self) -> str:
+        self.count += 1
+        return f"t{self.count}"
+
+    def value(self, node: s.Node, var: str, indent: int) -> str:
+        """The name holding the output of ``node`` applied to ``var``."""
+        if isinstance(node, s.Identity):
+            return var
+        if isinstance(node, s.Literal):
+            self.literals.append(node.value)
+            return f"L{len(self.literals) - 1}"
+        if isinstance(node, s.Index):
+            return self.index(node, var, indent)
+        if isinstance(node, s.Binary):
+            return self.binary(node, var, indent)
+        if isinstance(node, s.And | s.Or):
+            return self.logical(node, var, indent)
+        if isinstance(node, s.Alternative):
+            return self.alternative(node, var, indent)
+        if isinstance(node, s.If):
+            return self.choice(node, var, indent)
+        if isinstance(node, s.Pipe):
+            return self.value(node.right, self.value(node.left, var, indent), indent)
+        if node == s.Call("not"):
+            out = self.temp()
+            self.emit(indent, f"{out} = {var} is None or {var} is False")
+            return out
+        if node == s.Call("length"):
+            out = self.temp()
+            self.emit(indent, f"{out} = length({var})")
+            return out
+        if node == s.Call("add"):
+            out = self.temp()
+            self.emit(indent, f"{out} = add({var})")
+            return out
+        if isinstance(node, s.ArrayCons):
+            return self.array(node.body, var, indent)
+        if isinstance(node, s.Call) and node.name == "any" and len(node.args) == 2:
+            return self.any(node.args[0], node.args[1], var, indent)
+        raise Unsupported(type(node).__name__)
+
+    def index(self, node: s.Index, var: str, indent: int) -> str:
+        key = node.key
+        if node.optional or not isinstance(key, s.Literal) or not isinstance(key.value, str):
+            raise Unsupported("index")
+        target = self.value(node.target, var, indent)
+        out = self.temp()
+        self.emit(indent, f"if type({target}) is dict:")
+        self.emit(indent + 1, f"{out} = {target}.get({key.value!r})")
+        self.emit(indent, f"elif {target} is None:")
+        self.emit(indent + 1, f"{out} = None")
+        self.emit(indent, "else:")
+        self.emit(indent + 1, "raise Fallback")
+        return out
+
+    def binary(self, node: s.Binary, var: str, indent: int) -> str:
+        if node.op not in ("==", "!=", "+", *_ORDER):
+            raise Unsupported(node.op)
+        left = self.value(node.left, var, indent)
+        right = self.value(node.right, var, indent)
+        out = self.temp()
+        if node.op == "==":
+            self.emit(indent, f"{out} = equal({left}, {right})")
+        elif node.op == "!=":
+            self.emit(indent, f"{out} = not equal({left}, {right})")
+        elif node.op == "+":
+            self.emit(indent, f"{out} = plus({left}, {right})")
+        else:
+            self.emit(indent, f"{out} = number({left}) {_ORDER[node.op]} number({right})")
+        return out
+
+    def logical(self, node: s.And | s.Or, var: str, indent: int) -> str:
+        left = self.value(node.left, var, indent)
+        out = self.temp()
+        decided = "False" if isinstance(node, s.And) else "True"
+        stop = "is None or" if isinstance(node, s.And) else "is not None and"
+        falsy = "is False" if isinstance(node, s.And) else "is not False"
+        self.emit(indent, f"if {left} {stop} {left} {falsy}:")
+        self.emit(indent + 1, f"{out} = {decided}")
+        self.emit(indent, "else:")
+        right = self.value(node.right, var, indent + 1)
+        self.emit(indent + 1, f"{out} = {right} is not None and {right} is not False")
+        return out
+
+    def alternative(self, node: s.Alternative, var: str, indent: int) -> str:
+        left = self.value(node.left, var, indent)
+        out = self.temp()
+        self.emit(indent, f"if {left} is None or {left} is False:")
+        right = self.value(node.right, var, indent + 1)
+        self.emit(indent + 1, f"{out} = {right}")
+        self.emit(indent, "else:")
+        self.emit(indent + 1, f"{out} = {left}")
+        return out
+
+    def choice(self, node: s.If, var: str, indent: int) -> str:
+        """``if c then a else b end`` (no else: the input)."""
+        condition = self.value(node.cond, var, indent)
+        out = self.temp()
+        self.emit(indent, f"if {condition} is not None and {condition} is not False:")
+        self.emit(indent + 1, f"{out} = {self.value(node.then, var, indent + 1)}")
+        self.emit(indent, "else:")
+        otherwise = var if node.else_ is None else self.value(node.else_, var, indent + 1)
+        self.emit(indent + 1, f"{out} = {otherwise}")
+        return out
+
+    def array(self, body: s.Node | None, var: str, indent: int) -> str:
+        """``[]``, ``[.a[]?]`` or ``[.a[]? | f]``."""
+        out = self.temp()
+        self.emit(indent, f"{out} = []")
+        if body is None:
+            return out
+        each: s.Node | None = None
+        if isinstance(body, s.Pipe):
+            each = body.right
+            body = body.left
+        if not isinstance(body, s.Iterate):
+            raise Unsupported("array of something else than an iteration")
+        source = self.value(body.target, var, indent)
+        item = self.temp()
+        self.loop()
+        self.emit(indent, f"for {item} in items({source}, {body.optional}):")
+        found = item if each is None else self.value(each, item, indent + 1)
+        self.emit(indent + 1, f"{out}.append({found})")
+        self.looping = False
+        return out
+
+    def any(self, generator: s.Node, condition: s.Node, var: str, indent: int) -> str:
+        if not isinstance(generator, s.Iterate):
+            raise Unsupported("any over something else than an iteration")
+        source = self.value(generator.target, var, indent)
+        out, item = self.temp(), self.temp()
+        self.emit(indent, f"{out} = False")
+        self.loop()
+        self.emit(indent, f"for {item} in items({source}, {generator.optional}):")
+        holds = self.value(condition, item, indent + 1)
+        self.emit(indent + 1, f"if {holds} is not None and {holds} is not False:")
+        self.emit(indent + 2, f"{out} = True")
+        self.emit(indent + 2, "break")
+        self.looping = False
+        return out
+
+
+def logic_source(node: s.Node) -> tuple[str, list[Any]] | None:
+    """Python source of ``read(value, session=None)`` for ``node`` when every part of it
+    is supported, and the literals it refers to as ``L0``, ``L1``...
+
+    ``node`` has one output, or is ``.a[]? | f`` with one output per element.
+    """
+    emitter = Emitter()
+    many = isinstance(node, s.Pipe) and isinstance(node.left, s.Iterate)
+    try:
+        result = emitter.array(node, "value", 2) if many else emitter.value(node, "value", 2)
+    except Unsupported:
+        return None
+    if many:
+        outputs = [
+            f"    if len({result}) > MAX:",
+            "        return general(value, session)",
+            f"    return [int(y) if type(y) is float and y.is_integer() else y for y in {result}]",
+        ]
+    else:
+        outputs = [
+            f"    return [int({result}) if type({result}) is float and {result}.is_integer()"
+            f" else {result}]"
+        ]
+    lines = [
+        "def read(value, session=None):",
+        "    try:",
+        *(emitter.lines or ["        pass"]),
+        "    except Fallback:",
+        "        return general(value, session)",
+        *outputs,
+    ]
+    return "\n".join(lines) + "\n", emitter.literals
+
+
+HELPERS = {
+    "Fallback": Fallback,
+    "equal": equal,
+    "number": number,
+    "length": length,
+    "items": items,
+    "plus": plus,
+    "add": add,
+}
