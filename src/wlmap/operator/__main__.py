@@ -72,6 +72,7 @@ def main(
         health=health or base.health,
         log_json=(log_format or ("json" if base.log_json else "plain")) == "json",
         kinds=base.kinds,
+        cached_reads=base.cached_reads,
     )
     kopf.configure(
         log_format=kopf.LogFormat.JSON if settings.log_json else kopf.LogFormat.PLAIN, verbose=False

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ import kopf
 
 from wlmap.definitions.validation import validate_definition
 from wlmap.errors import ClusterError, DefinitionError, WlmapError, WorkloadNotFoundError
+from wlmap.operator.cache import has_unlinked_pods, operator_cache
 from wlmap.operator.conditions import definition_status
 from wlmap.operator.login import login
 from wlmap.operator.queue import WorkQueue
@@ -33,6 +34,7 @@ from wlmap.sources.cluster import (
     origin_of,
     parse_stored,
 )
+from wlmap.sources.cluster.cache import ClusterCache
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES
 from wlmap.sources.cluster.owners import OwnerLookup
@@ -52,6 +54,7 @@ class State:
     store: DefinitionStore = field(default_factory=DefinitionStore)
     cluster: Cluster | None = None
     discovery: Discovery | None = None
+    cache: ClusterCache | None = None  # None: every reconciliation reads the cluster anew
     queue: WorkQueue = field(default_factory=WorkQueue)
     later: set[asyncio.Task[None]] = field(default_factory=set)
     reconciled: int = 0
@@ -74,9 +77,20 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
         settings.networking.request_timeout = 30
         state.cluster = await Cluster.connect(state.settings.kubeconfig, state.settings.context)
         state.discovery = await discover(state.cluster)
+        if state.settings.cached_reads:
+            state.cache = operator_cache(
+                state.cluster,
+                state.discovery,
+                state.settings,
+                kinds,
+                lambda obj: _spawn(state, _queue_top_owner(state, obj)),
+            )
+            state.cache.start()
 
     @kopf.on.cleanup(registry=registry)
     async def cleanup(**_: Any) -> None:
+        if state.cache is not None:
+            await state.cache.stop()
         if state.cluster is not None:
             await state.cluster.close()
 
@@ -88,7 +102,7 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
         kopf.on.event(group=group, kind=kind, registry=registry)(_definition_handler(state))
     for group, kind in sorted(kinds):
         kopf.on.event(group=group, kind=kind, registry=registry)(_workload_handler(state))
-    if state.settings.pod_link is not None:
+    if state.settings.pod_link is not None and not state.settings.cached_reads:
         kopf.on.event(
             "",
             "v1",
@@ -143,8 +157,13 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
 def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
     async def on_workload(event: Mapping[str, Any], **_: Any) -> None:
         obj = dict(event.get("object") or {})
+        if state.cache is not None:
+            state.cache.observe(event.get("type"), obj)
         if _owned_by_mapped(state, obj):
-            return  # its owner's gang covers it
+            # its owner's gang covers it; pods seen before it join that gang now
+            if state.cache is not None and has_unlinked_pods(state.cache, state.settings, obj):
+                await _queue_top_owner(state, obj)
+            return
         assert state.cluster is not None and state.discovery is not None
         cluster, discovery = state.cluster, state.discovery
         uid = str((obj.get("metadata") or {}).get("uid"))
@@ -152,9 +171,7 @@ def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
         if event.get("type") == "DELETED" or terminating:  # a gang for nothing holds capacity
             await _submit(state, uid, lambda: forget(cluster, discovery, state.settings, obj))
             return
-        await _submit(
-            state, uid, lambda: reconcile(cluster, discovery, state.store, state.settings, obj)
-        )
+        await _submit(state, uid, lambda: _reconcile(state, obj))
 
     return on_workload
 
@@ -166,27 +183,48 @@ def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
         pod = dict(event.get("object") or {})
         if not (pod.get("metadata") or {}).get("ownerReferences"):
             return
-        owner = await _top_owner(state, pod)
-        if owner is not None:
-            assert state.cluster is not None and state.discovery is not None
-            cluster, discovery = state.cluster, state.discovery
-            await _submit(
-                state,
-                str((owner.get("metadata") or {}).get("uid")),
-                lambda: reconcile(cluster, discovery, state.store, state.settings, owner),
-            )
+        await _queue_top_owner(state, pod)
 
     return on_pod
+
+
+async def _queue_top_owner(state: State, obj: Mapping[str, Any]) -> None:
+    """Reconcile the top-level workload that owns an object, if any."""
+    owner = await _top_owner(state, obj)
+    if owner is not None:
+        await _submit(
+            state, str((owner.get("metadata") or {}).get("uid")), lambda: _reconcile(state, owner)
+        )
+
+
+async def _reconcile(state: State, obj: Mapping[str, Any]) -> None:
+    assert state.cluster is not None and state.discovery is not None
+    await reconcile(
+        state.cluster, state.discovery, state.store, state.settings, obj, cache=state.cache
+    )
 
 
 async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:
     """The top-level mapped workload that owns an object: the farthest mapped owner in its
     owner chain, followed as the CLI follows it."""
     assert state.cluster is not None and state.discovery is not None
-    chain: list[dict[str, Any]] = []
-    await OwnerLookup(state.cluster, state.discovery).complete(chain, [obj])
+    chain: list[dict[str, Any]]
+    if state.cache is not None:
+        chain = await state.cache.owners(obj)
+        if state.cache.index.missing_owner(obj) is not None:
+            return None  # an owner not seen yet: its arrival brings the top one back
+    else:
+        chain = []
+        await OwnerLookup(state.cluster, state.discovery).complete(chain, [obj])
     mapped = [o for o in chain if _is_mapped(state, o)]
     return mapped[-1] if mapped else None
+
+
+def _spawn(state: State, step: Coroutine[Any, Any, None]) -> None:
+    """Run a step beside the caller (a watch, which must not wait for reconciliations)."""
+    task = asyncio.get_running_loop().create_task(step)
+    state.later.add(task)
+    task.add_done_callback(state.later.discard)
 
 
 def _owned_by_mapped(state: State, obj: Mapping[str, Any]) -> bool:

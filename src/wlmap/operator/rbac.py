@@ -2,8 +2,8 @@
 
 The ClusterRole grants exactly what the operator does: it reads (get/list/watch) every root
 kind of the built-in catalog and the pods beside them, patches pods (the group annotation),
-reads the owners a pod's controller chain passes through and the objects definitions refer
-to, lists DRA claims, reads the definition objects and patches their status, manages the
+watches the owners a pod's controller chain passes through (its cache of them), reads the
+objects definitions refer to, watches DRA claims, reads the definition objects and patches their status, manages the
 gang objects of every target, and reads what kopf needs (CRDs, namespaces; it posts events).
 
 Run ``python -m wlmap.operator.rbac DIR`` to write ``DIR/rbac.yaml`` (ServiceAccount,
@@ -35,8 +35,9 @@ READ = ("get", "list", "watch")
 MANAGE = ("create", "delete", "get", "list", "patch", "update", "watch")
 
 # Owners between a pod and its workload that no definition names as a root kind: the
-# operator follows a pod's controller references upwards (GET on each owner) to find the
-# mapped workload, and a refused read ends the walk early.
+# operator watches them (its cache follows a pod's controller references upwards to find
+# the mapped workload, and a workload's downwards to find its pods); a refused watch
+# leaves those chains to GETs, and a refused GET ends the walk early.
 INTERMEDIATE_OWNERS: tuple[tuple[str, str], ...] = (
     ("apps", "ReplicaSet"),  # Deployment -> ReplicaSet -> Pod
     ("apps", "StatefulSet"),  # LeaderWorkerSet, Notebook, Seldon Server -> StatefulSet -> Pod
@@ -102,10 +103,12 @@ def cluster_role_rules(
     for group, kind in workloads:
         grants.add(group, [plural(kind)], READ)
     grants.add("", ["pods"], (*READ, "patch"))  # the pod link annotation
-    for group, kind in sorted(references | set(INTERMEDIATE_OWNERS)):
+    for group, kind in INTERMEDIATE_OWNERS:
+        grants.add(group, [plural(kind)], READ)
+    for group, kind in sorted(references):
         if not grants.readable(group, plural(kind)):
             grants.add(group, [plural(kind)], ["get"])
-    grants.add("resource.k8s.io", ["resourceclaims"], ["list"])  # GPUs claimed through DRA
+    grants.add("resource.k8s.io", ["resourceclaims"], ["list", "watch"])  # GPUs claimed via DRA
     for group, kind in DEFINITION_TYPES:
         grants.add(group, [plural(kind)], READ)
         grants.add(group, [f"{plural(kind)}/status"], ["patch"])

@@ -12,6 +12,7 @@ from wlmap.schedulers import TARGETS, kai, volcano, workload_api
 SYNC_TARGETS = ("kai", "volcano", "workload-api")
 FIELD_MANAGER = "wlmap-operator"
 WORKLOAD_UID_LABEL = "wlmap.dev/workload-uid"
+FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 
 # The gang objects the operator keeps for each target: (apiVersion, kind).
 GANG_KINDS: Mapping[str, tuple[tuple[str, str], ...]] = {
@@ -47,6 +48,9 @@ class Settings:
         kinds: extra ``Kind.group`` types to serve beyond the catalog (for definitions
             added to the cluster after start, which need a restart otherwise); the
             ``Kind`` is spelled as in its CRD.
+        cached_reads: read pods, claims and owners from caches kept by watches; off, every
+            reconciliation lists the namespace's pods and fetches their owners (the
+            former read path, kept to measure against).
     """
 
     target: str = "kai"
@@ -56,6 +60,7 @@ class Settings:
     health: str | None = "http://0.0.0.0:8080/healthz"
     log_json: bool = True
     kinds: tuple[str, ...] = field(default=())
+    cached_reads: bool = True
 
     def __post_init__(self) -> None:
         if self.target not in SYNC_TARGETS:
@@ -73,7 +78,7 @@ class Settings:
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``WLMAP_TARGET``, ``WLMAP_NAMESPACES`` (comma-separated),
         ``KUBECONFIG``, ``WLMAP_CONTEXT``, ``WLMAP_HEALTH`` (empty: off), ``WLMAP_LOG_FORMAT``
-        (json or plain) and ``WLMAP_KINDS``."""
+        (json or plain), ``WLMAP_KINDS`` and ``WLMAP_CACHED_READS`` (false: off)."""
         env = os.environ if environ is None else environ
         health = env.get("WLMAP_HEALTH", cls.health or "")
         return cls(
@@ -84,6 +89,7 @@ class Settings:
             health=health or None,
             log_json=env.get("WLMAP_LOG_FORMAT", "json") != "plain",
             kinds=_split(env.get("WLMAP_KINDS", "")),
+            cached_reads=env.get("WLMAP_CACHED_READS", "true").lower() not in FALSE_WORDS,
         )
 
 

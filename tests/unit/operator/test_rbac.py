@@ -106,11 +106,15 @@ def test_writes_only_what_the_operator_writes() -> None:
     assert all("*" not in rule["verbs"] + rule["resources"] + rule["apiGroups"] for rule in rules)
 
 
-def test_intermediate_owners_and_references_are_readable() -> None:
+def test_intermediate_owners_and_claims_are_watchable_and_references_readable() -> None:
+    # the operator's cache lists and watches what lies between pods and workloads
     rules = rbac.cluster_role_rules()
-    assert _verbs(rules, "apps", "replicasets") >= {"get"}
-    assert _verbs(rules, "batch", "jobs") >= {"get"}
-    assert _verbs(rules, "serving.knative.dev", "revisions") == {"get"}
+    watch = {"get", "list", "watch"}
+    assert _verbs(rules, "apps", "replicasets") == watch
+    assert _verbs(rules, "batch", "jobs") == watch
+    assert _verbs(rules, "serving.knative.dev", "revisions") == watch
+    assert _verbs(rules, "grove.io", "podcliques") == watch
+    assert _verbs(rules, "resource.k8s.io", "resourceclaims") == {"list", "watch"}
     assert _verbs(rules, "trainer.kubeflow.org", "clustertrainingruntimes") == {"get"}
 
 

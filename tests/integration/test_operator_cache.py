@@ -1,0 +1,135 @@
+"""The operator's watch-fed cache against a real API server: pods attributed whatever order
+they and their owners arrive in, deletions forgotten, and a restart relisting everything."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from tests.integration.controllers import jobset_children, owner_reference
+from tests.integration.kube import Kube, load, wait_for
+from tests.integration.load import KAI, converged, expected_minimum
+from tests.integration.operator_process import OperatorProcess
+from tests.integration.testcluster import TestCluster
+
+LINK = "pod-group-name"
+
+
+def jobset(kube: Kube, namespace: str, name: str) -> dict[str, Any]:
+    (obj,) = load("jobset/coordinator.yaml")
+    obj["metadata"]["name"] = name
+    return kube.create(obj, namespace)
+
+
+def all_linked(kube: Kube, namespace: str, groups: dict[str, str]) -> bool:
+    """Every pod of the namespace carries the group of its JobSet (by the pod's label)."""
+    pods = kube.list("v1", "Pod", namespace)
+    return bool(pods) and all(
+        (p["metadata"].get("annotations") or {}).get(LINK)
+        == groups.get(p["metadata"]["labels"].get("jobset.sigs.k8s.io/jobset-name"))
+        for p in pods
+    )
+
+
+def test_a_pod_created_before_its_job_joins_the_gang_once_the_job_owns_it(
+    kube: Kube, namespace: str, operator: OperatorProcess
+) -> None:
+    created = jobset(kube, namespace, "early-pods")
+    wait_for(lambda: kube.list(*KAI, namespace), "the JobSet's PodGroup")
+    labels = {
+        "jobset.sigs.k8s.io/jobset-name": "early-pods",
+        "jobset.sigs.k8s.io/replicatedjob-name": "driver",
+        "jobset.sigs.k8s.io/job-index": "0",
+    }
+    template = created["spec"]["replicatedJobs"][1]["template"]["spec"]
+    # the pod exists first, owned by nothing: no gang can claim it yet
+    pod = kube.create(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "early-pods-driver-0-0", "labels": labels},
+            "spec": template["template"]["spec"],
+        },
+        namespace,
+    )
+    job = kube.create(
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {
+                "name": "early-pods-driver-0",
+                "labels": labels,
+                "ownerReferences": [owner_reference(created)],
+            },
+            "spec": {
+                **template,
+                "suspend": True,
+                "template": {
+                    **template["template"],
+                    "spec": {"restartPolicy": "OnFailure", **template["template"]["spec"]},
+                },
+            },
+        },
+        namespace,
+    )
+    # the Job adopts it, as the Job controller adopts matching orphans
+    kube.patch(pod, {"metadata": {"ownerReferences": [owner_reference(job)]}})
+
+    wait_for(
+        lambda: all_linked(kube, namespace, {"early-pods": "pg-early-pods"}),
+        "the adopted pod linked to the JobSet's PodGroup",
+    )
+
+
+def test_a_deleted_pod_and_its_replacements_leave_the_links_consistent(
+    kube: Kube, namespace: str, operator: OperatorProcess
+) -> None:
+    created = jobset(kube, namespace, "replaced")
+    pods = jobset_children(kube, created)
+    groups = {"replaced": "pg-replaced"}
+    wait_for(lambda: all_linked(kube, namespace, groups), "every pod linked")
+
+    gone = pods[0]
+    kube.delete(gone)
+    wait_for(lambda: kube.get("v1", "Pod", namespace, gone["metadata"]["name"]) is None, "gone")
+    # one replacement under the same name (a new uid, no link yet), one under a new name
+    for name in (gone["metadata"]["name"], gone["metadata"]["name"] + "-retry"):
+        replacement = copy.deepcopy(gone)
+        replacement["metadata"] = {
+            "name": name,
+            "labels": gone["metadata"]["labels"],
+            "ownerReferences": gone["metadata"]["ownerReferences"],
+        }
+        replacement.pop("status")
+        kube.create(replacement, namespace)
+
+    wait_for(lambda: all_linked(kube, namespace, groups), "the replacements linked")
+    assert len(kube.list("v1", "Pod", namespace)) == 6
+    (group,) = kube.list(*KAI, namespace)
+    assert group["metadata"]["name"] == "pg-replaced"
+    assert "request refused" not in operator.output()
+
+
+def test_an_operator_restarted_midway_converges_on_what_changed_while_it_was_down(
+    cluster: TestCluster, kube: Kube, namespace: str, tmp_path: Path
+) -> None:
+    process = OperatorProcess(cluster.kubeconfig, namespace, tmp_path / "op.log").start()
+    try:
+        expected: dict[str, int] = {}
+        children: dict[str, list[dict[str, Any]]] = {}
+        for index in range(6):
+            if index == 3:
+                process.kill()  # mid-way: later JobSets and pods appear while it is down
+            created = jobset(kube, namespace, f"js-{index}")
+            expected[f"js-{index}"] = expected_minimum(created)
+            children[f"js-{index}"] = jobset_children(kube, created)
+        kube.delete(children["js-0"][0])  # a deletion no watch sees
+        process.start()
+
+        groups = {name: f"pg-{name}" for name in expected}
+        wait_for(converged(kube, namespace, expected), "one group per JobSet", 120)
+        wait_for(lambda: all_linked(kube, namespace, groups), "every pod linked", 120)
+        assert len(kube.list("v1", "Pod", namespace)) == 29
+    finally:
+        process.stop()
