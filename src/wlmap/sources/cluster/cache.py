@@ -70,12 +70,18 @@ class ClusterCache:
             for resource in resources
             for namespace in (namespaces if resource.namespaced else (None,))
         ]
-        self._kept = {(r.group, r.kind) for r in resources} | set(fed)
+        self._fed = set(fed)
         self._tasks: list[asyncio.Task[None]] = []
 
     def keeps(self, group: str, kind: str) -> bool:
-        """Whether every object of this type reaches the cache (watched or fed)."""
-        return (group, kind) in self._kept
+        """Whether every object of this type reaches the cache: fed, or watched (a type
+        the server refuses to list is not; its objects are fetched one by one)."""
+        if (group, kind) in self._fed:
+            return True
+        watching = [
+            i for i in self._informers if (i.resource.group, i.resource.kind) == (group, kind)
+        ]
+        return bool(watching) and all(not i.refused for i in watching)
 
     def start(self) -> None:
         """Start listing and watching (in the running event loop)."""

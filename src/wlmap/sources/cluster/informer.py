@@ -48,6 +48,7 @@ class Informer:
         self.resource = resource
         self.namespace = namespace if resource.namespaced else None
         self.synced = asyncio.Event()  # the first listing is in the index (or was refused)
+        self.refused = False  # the server refuses to list or watch this type
         self.listings = 0
         self._cluster = cluster
         self._index = index
@@ -68,7 +69,8 @@ class Informer:
                     version = None
                     continue
                 log.warning("cannot watch %s: %s", self.resource.qualified, exc)
-                self.synced.set()  # refused: readers go on without this type
+                self.refused = True
+                self.synced.set()  # readers go on without this type
                 version = None
                 await asyncio.sleep(REFUSED_RETRY_SECONDS)
             except ClusterError:
@@ -93,6 +95,7 @@ class Informer:
             resource.group, resource.kind, self.namespace, objects
         )
         self.listings += 1
+        self.refused = False
         self.synced.set()
         for obj in removed:
             self._notify("DELETED", obj)
@@ -109,7 +112,9 @@ class Informer:
             "timeoutSeconds": WATCH_SECONDS,
             "resourceVersion": version,
         }
-        async for line in self._cluster.lines(self.resource.path(self.namespace), params):
+        path = self.resource.path(self.namespace)
+        # the server ends a watch after WATCH_SECONDS: a longer silence is a dead connection
+        async for line in self._cluster.lines(path, params, timeout=WATCH_SECONDS + 30):
             event = json.loads(line)
             kind, obj = event.get("type"), event.get("object") or {}
             if kind == "ERROR":
@@ -125,6 +130,11 @@ class Informer:
         return version
 
     def _typed(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """The object as kept: typed (lists leave that out), without its managed fields
+        (often half of a pod's size, and nothing a definition reads)."""
+        metadata = obj.get("metadata")
+        if isinstance(metadata, dict):
+            metadata.pop("managedFields", None)
         obj.setdefault("apiVersion", self.resource.api_version)
         obj.setdefault("kind", self.resource.kind)
         return obj
