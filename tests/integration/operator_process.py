@@ -24,6 +24,7 @@ class OperatorProcess:
     log: Path
     target: str = "kai"
     context: str | None = None
+    env: dict[str, str] = field(default_factory=dict)  # settings from the environment
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
 
@@ -50,7 +51,7 @@ class OperatorProcess:
             ],
             stdout=out,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
         )
         wait_for(self.healthy, "the operator's health endpoint", timeout=60)
         return self
