@@ -7,7 +7,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from tests.integration.controllers import jobset_children, owner_reference
+from tests.integration.controllers import jobset_children, lws_children, owner_reference
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.load import KAI, converged, expected_minimum
 from tests.integration.operator_process import OperatorProcess
@@ -133,3 +133,30 @@ def test_an_operator_restarted_midway_converges_on_what_changed_while_it_was_dow
         assert len(kube.list("v1", "Pod", namespace)) == 29
     finally:
         process.stop()
+
+
+def test_groups_keyed_by_pods_follow_pod_deletions(
+    kube: Kube, namespace: str, operator: OperatorProcess
+) -> None:
+    # a LeaderWorkerSet gets one gang per group of pods present: when a scale-down deletes
+    # a group's pods, that group's PodGroup must go, though the pods were the last change
+    (lws,) = load("lws-leaderworkerset/sample-v1.yaml")
+    lws["spec"]["replicas"] = 2
+    created = kube.create(lws, namespace)
+    groups = lws_children(kube, created)
+    prefix = "pg-leaderworkerset-sample-leaderworkerset-sample"
+    wait_for(
+        lambda: (
+            sorted(g["metadata"]["name"] for g in kube.list(*KAI, namespace))
+            == [f"{prefix}-0", f"{prefix}-1"]
+        ),
+        "one PodGroup per group",
+    )
+    kube.patch(created, {"spec": {"replicas": 1}})
+    for obj in groups[1]:
+        kube.delete(obj)
+
+    wait_for(
+        lambda: [g["metadata"]["name"] for g in kube.list(*KAI, namespace)] == [f"{prefix}-0"],
+        "the deleted group's PodGroup removed",
+    )

@@ -7,7 +7,9 @@ no definition makes a workload (ReplicaSets, Knative Revisions, Grove PodCliques
 
 A workload is reconciled again when something below it needs its pod link: a new pod
 without one, or an owner arriving after its pods (the Job seen after the pods it created,
-as two watch streams deliver them in no particular order).
+as two watch streams deliver them in no particular order); and when one of its pods is
+deleted, since gangs keyed by pod labels (a LeaderWorkerSet's groups) can lose a member
+or go away with it.
 """
 
 from __future__ import annotations
@@ -51,7 +53,10 @@ def operator_cache(
     cache: ClusterCache
 
     def listener(event_type: str, obj: dict[str, Any]) -> None:
-        if event_type != "DELETED" and has_unlinked_pods(cache, settings, obj):
+        if event_type == "DELETED":
+            if _is_pod(obj):
+                wanted(obj)
+        elif has_unlinked_pods(cache, settings, obj):
             wanted(obj)
 
     cache = ClusterCache(
