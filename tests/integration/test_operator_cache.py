@@ -4,6 +4,7 @@ they and their owners arrive in, deletions forgotten, and a restart relisting ev
 from __future__ import annotations
 
 import copy
+import time
 from pathlib import Path
 from typing import Any
 
@@ -160,3 +161,22 @@ def test_groups_keyed_by_pods_follow_pod_deletions(
         lambda: [g["metadata"]["name"] for g in kube.list(*KAI, namespace)] == [f"{prefix}-0"],
         "the deleted group's PodGroup removed",
     )
+
+
+def test_pods_deleted_under_a_terminating_workload_do_not_bring_its_group_back(
+    kube: Kube, namespace: str, operator: OperatorProcess
+) -> None:
+    (obj,) = load("jobset/coordinator.yaml")
+    obj["metadata"].update(name="held", finalizers=["example.com/hold"])
+    created = kube.create(obj, namespace)
+    pods = jobset_children(kube, created)
+    wait_for(lambda: all_linked(kube, namespace, {"held": "pg-held"}), "every pod linked")
+    try:
+        kube.delete(created)  # terminating until the finalizer goes, as under foreground GC
+        wait_for(lambda: not kube.list(*KAI, namespace), "the group removed")
+        for pod in pods[:3]:
+            kube.delete(pod)
+        time.sleep(5)  # the operator sees the deletions within this; nothing may follow
+        assert kube.list(*KAI, namespace) == []
+    finally:
+        kube.patch(created, {"metadata": {"finalizers": None}})

@@ -189,9 +189,10 @@ def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
 
 
 async def _queue_top_owner(state: State, obj: Mapping[str, Any]) -> None:
-    """Reconcile the top-level workload that owns an object, if any."""
+    """Reconcile the top-level workload that owns an object, if any (not one being
+    deleted: its gangs are gone, and its pods' deletions must not bring them back)."""
     owner = await _top_owner(state, obj)
-    if owner is not None:
+    if owner is not None and not (owner.get("metadata") or {}).get("deletionTimestamp"):
         await _submit(
             state, str((owner.get("metadata") or {}).get("uid")), lambda: _reconcile(state, owner)
         )
