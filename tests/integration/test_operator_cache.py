@@ -8,7 +8,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.integration.controllers import jobset_children, lws_children, owner_reference
+import yaml
+
+from tests.integration.controllers import jobset_children, lws_children, owner_reference, run_pod
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.load import KAI, converged, expected_minimum
 from tests.integration.operator_process import OperatorProcess
@@ -180,3 +182,68 @@ def test_pods_deleted_under_a_terminating_workload_do_not_bring_its_group_back(
         assert kube.list(*KAI, namespace) == []
     finally:
         kube.patch(created, {"metadata": {"finalizers": None}})
+
+
+SHARDS = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "shards.cache-test.example.com"},
+    "spec": {
+        "group": "cache-test.example.com",
+        "names": {
+            "kind": "Shard",
+            "plural": "shards",
+            "singular": "shard",
+            "listKind": "ShardList",
+        },
+        "scope": "Namespaced",
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "x-kubernetes-preserve-unknown-fields": True,
+                    }
+                },
+            }
+        ],
+    },
+}
+
+
+def test_pods_under_an_owner_of_a_type_nobody_watches_are_reached_by_fetching_it(
+    cluster: TestCluster, kube: Kube, namespace: str, tmp_path: Path
+) -> None:
+    # a type between the JobSet and its pods that the operator does not watch (no
+    # definition or owner table names it): its objects are fetched, and the pods still
+    # join the gang
+    crd = tmp_path / "shards.yaml"
+    crd.write_text(yaml.safe_dump(SHARDS))
+    names = kube.install_crds([crd])
+    operator = OperatorProcess(cluster.kubeconfig, namespace, tmp_path / "op.log")
+    try:
+        operator.start()
+        created = jobset(kube, namespace, "sharded")
+        shard = kube.create(
+            {
+                "apiVersion": "cache-test.example.com/v1",
+                "kind": "Shard",
+                "metadata": {"name": "sharded-0", "ownerReferences": [owner_reference(created)]},
+            },
+            namespace,
+        )
+        template = created["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+        labels = {
+            "jobset.sigs.k8s.io/jobset-name": "sharded",
+            "jobset.sigs.k8s.io/replicatedjob-name": "workers",
+            "jobset.sigs.k8s.io/job-index": "0",
+        }
+        for index in range(2):
+            run_pod(kube, shard, f"sharded-workers-0-{index}", template, labels)
+        wait_for(lambda: all_linked(kube, namespace, {"sharded": "pg-sharded"}), "pods linked")
+    finally:
+        operator.stop()
+        kube.remove_crds(names)

@@ -71,6 +71,7 @@ class ClusterCache:
             for namespace in (namespaces if resource.namespaced else (None,))
         ]
         self._fed = set(fed)
+        self._unreadable: set[str] = set()  # uids of owners a GET did not give
         self._tasks: list[asyncio.Task[None]] = []
 
     def keeps(self, group: str, kind: str) -> bool:
@@ -118,21 +119,24 @@ class ClusterCache:
     async def owners(self, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The controller owner chain of an object, nearest first. An owner of a type the
         cache does not keep is fetched (and kept); one of a kept type that is not there yet
-        ends the chain: its arrival will complete it."""
+        ends the chain: its arrival will complete it. An owner that could not be fetched
+        (gone, replaced under its name, or refused) is not asked for again."""
         while True:
             reference = self.index.missing_owner(obj)
             if reference is None:
                 break
             group = str(reference.get("apiVersion", "")).rpartition("/")[0]
-            if self.keeps(group, str(reference.get("kind"))):
+            uid = str(reference.get("uid"))
+            if self.keeps(group, str(reference.get("kind"))) or uid in self._unreadable:
                 break
             chain = self.index.owners(obj)
             below = chain[-1] if chain else obj
             namespace = (below.get("metadata") or {}).get("namespace")
             self.counts.owner_gets += 1
             owner = await self._get(reference, namespace)
-            if owner is None or uid_of(owner) != reference.get("uid"):
-                break  # gone, not ours to read, or a new object under the old name
+            if owner is None or uid_of(owner) != uid:
+                self._unreadable.add(uid)  # uids are never reused (a refusal stands too)
+                break
             self.index.put(owner)
         return self.index.owners(obj)
 
