@@ -70,6 +70,13 @@ def operator_cache(
     return cache
 
 
+async def complete_chain(cache: ClusterCache, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The object's owner chain, nearest first, or nothing when an owner in it has not
+    been seen yet (the top workload is unknown; that owner's arrival brings it back)."""
+    chain = await cache.owners(obj)
+    return [] if cache.index.missing_owner(obj) is not None else chain
+
+
 def has_unlinked_pods(cache: ClusterCache, settings: Settings, obj: Mapping[str, Any]) -> bool:
     """Whether the object is, or controls (down its chain), a pod without its group link."""
     annotation = settings.pod_link

@@ -19,7 +19,7 @@ import kopf
 
 from wlmap.definitions.validation import validate_definition
 from wlmap.errors import ClusterError, DefinitionError, WlmapError, WorkloadNotFoundError
-from wlmap.operator.cache import has_unlinked_pods, operator_cache
+from wlmap.operator.cache import complete_chain, has_unlinked_pods, operator_cache
 from wlmap.operator.conditions import definition_status
 from wlmap.operator.login import login
 from wlmap.operator.queue import WorkQueue
@@ -209,13 +209,10 @@ async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | N
     """The top-level mapped workload that owns an object: the farthest mapped owner in its
     owner chain, followed as the CLI follows it."""
     assert state.cluster is not None and state.discovery is not None
-    chain: list[dict[str, Any]]
+    chain: list[dict[str, Any]] = []
     if state.cache is not None:
-        chain = await state.cache.owners(obj)
-        if state.cache.index.missing_owner(obj) is not None:
-            return None  # an owner not seen yet: its arrival brings the top one back
+        chain = await complete_chain(state.cache, obj)
     else:
-        chain = []
         await OwnerLookup(state.cluster, state.discovery).complete(chain, [obj])
     mapped = [o for o in chain if _is_mapped(state, o)]
     return mapped[-1] if mapped else None
