@@ -100,3 +100,66 @@ def jobset_children(
                     )
                 )
     return pods
+
+
+def _statefulset(
+    kube: Kube, owner: Mapping[str, Any], name: str, labels: Mapping[str, str], replicas: int
+) -> dict[str, Any]:
+    selector = {"leaderworkerset.sigs.k8s.io/name": labels["leaderworkerset.sigs.k8s.io/name"]}
+    return kube.create(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "StatefulSet",
+            "metadata": {
+                "name": name,
+                "labels": dict(labels),
+                "ownerReferences": [owner_reference(owner)],
+            },
+            "spec": {
+                "replicas": replicas,
+                "serviceName": name,
+                "selector": {"matchLabels": selector},
+                "template": {
+                    "metadata": {"labels": selector},
+                    "spec": {"containers": [{"name": "main", "image": "busybox"}]},
+                },
+            },
+        },
+        owner["metadata"]["namespace"],
+    )
+
+
+def lws_children(kube: Kube, lws: Mapping[str, Any]) -> dict[int, list[dict[str, Any]]]:
+    """A LeaderWorkerSet's objects as its controller makes them: a leader StatefulSet owned
+    by the LeaderWorkerSet, one leader pod per group owned by it, and per group a worker
+    StatefulSet owned by the leader pod with the group's other pods. The objects of each
+    group (worker pods first, then the worker StatefulSet, then the leader pod)."""
+    name = lws["metadata"]["name"]
+    spec = lws["spec"]
+    template = spec["leaderWorkerTemplate"]
+    size = int(template.get("size", 1))
+    base = {"leaderworkerset.sigs.k8s.io/name": name}
+    leaders = _statefulset(kube, lws, name, base, int(spec.get("replicas", 1)))
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for group in range(int(spec.get("replicas", 1))):
+        labels = {**base, "leaderworkerset.sigs.k8s.io/group-index": str(group)}
+        leader = run_pod(
+            kube,
+            leaders,
+            f"{name}-{group}",
+            template.get("leaderTemplate") or template["workerTemplate"],
+            {**labels, "leaderworkerset.sigs.k8s.io/worker-index": "0"},
+        )
+        workers = _statefulset(kube, leader, f"{name}-{group}", labels, size - 1)
+        pods = [
+            run_pod(
+                kube,
+                workers,
+                f"{name}-{group}-{index}",
+                template["workerTemplate"],
+                {**labels, "leaderworkerset.sigs.k8s.io/worker-index": str(index)},
+            )
+            for index in range(1, size)
+        ]
+        groups[group] = [*pods, workers, leader]
+    return groups

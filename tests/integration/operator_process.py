@@ -26,6 +26,7 @@ class OperatorProcess:
     target: str = "kai"
     context: str | None = None
     arguments: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)  # settings from the environment
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
 
@@ -52,7 +53,7 @@ class OperatorProcess:
             ],
             stdout=out,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
         )
         wait_for(self.healthy, "the operator's health endpoint", timeout=60)
         return self

@@ -102,6 +102,7 @@ def main(
             health=health or base.health,
             log_json=(log_format or ("json" if base.log_json else "plain")) == "json",
             kinds=base.kinds,
+            cached_reads=base.cached_reads,
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
 import kopf
 
 from wlmap.definitions.validation import validate_definition
 from wlmap.errors import DefinitionError
+from wlmap.operator.cache import complete_chain, has_unlinked_pods, operator_cache
 from wlmap.operator.conditions import definition_status
 from wlmap.operator.drift import gang_handler, sweep
 from wlmap.operator.leader import LeaderElection, lease_name
@@ -64,6 +65,15 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
             for found in await list_objects(state.cluster, namespaces):
                 meta = found.get("metadata") or {}
                 state.namespace_labels[str(meta.get("name"))] = dict(meta.get("labels") or {})
+        if state.settings.cached_reads:
+            state.cache = operator_cache(
+                state.cluster,
+                state.discovery,
+                state.settings,
+                kinds,
+                lambda obj: _spawn(state, _queue_top_owner(state, obj)),
+            )
+            state.cache.start()
         if state.settings.leader_elect:
             await _elect(state)
 
@@ -71,6 +81,8 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
     async def cleanup(**_: Any) -> None:
         if state.leader is not None:
             await state.leader.release()
+        if state.cache is not None:
+            await state.cache.stop()
         if state.cluster is not None:
             await state.cluster.close()
 
@@ -92,7 +104,7 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
         kopf.on.event(group=group, kind=kind, registry=registry)(_definition_handler(state))
     for group, kind in sorted(kinds):
         kopf.on.event(group=group, kind=kind, registry=registry)(_workload_handler(state))
-    if state.settings.pod_link is not None:
+    if state.settings.pod_link is not None and not state.settings.cached_reads:
         kopf.on.event(
             "",
             "v1",
@@ -173,8 +185,13 @@ def _namespace_handler(state: State) -> Callable[..., Awaitable[None]]:
 def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
     async def on_workload(event: Mapping[str, Any], **_: Any) -> None:
         obj = dict(event.get("object") or {})
+        if state.cache is not None:
+            state.cache.observe(event.get("type"), obj)
         if owned_by_mapped(state, obj):
-            return  # its owner's gang covers it
+            # its owner's gang covers it; pods seen before it join that gang now
+            if state.cache is not None and has_unlinked_pods(state.cache, state.settings, obj):
+                await _queue_top_owner(state, obj)
+            return
         uid = str((obj.get("metadata") or {}).get("uid"))
         terminating = (obj.get("metadata") or {}).get("deletionTimestamp")
         if event.get("type") == "DELETED" or terminating:  # a gang for nothing holds capacity
@@ -195,10 +212,7 @@ def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
         meta = pod.get("metadata") or {}
         if not meta.get("ownerReferences") or not state.serves_namespace(meta.get("namespace")):
             return
-        owner = await _top_owner(state, pod)
-        if owner is not None and state.serves(owner):
-            uid = str((owner.get("metadata") or {}).get("uid"))
-            await submit(state, uid, reconcile_step(state, owner))
+        await _queue_top_owner(state, pod)
 
     return on_pod
 
@@ -231,14 +245,37 @@ async def _elect(state: State) -> None:
     state.later.add(task)
 
 
+async def _queue_top_owner(state: State, obj: Mapping[str, Any]) -> None:
+    """Reconcile the top-level workload that owns an object, if it is served (and not
+    being deleted: its gangs are gone, and its pods' deletions must not bring them back)."""
+    owner = await _top_owner(state, obj)
+    if (
+        owner is not None
+        and state.serves(owner)
+        and not (owner.get("metadata") or {}).get("deletionTimestamp")
+    ):
+        uid = str((owner.get("metadata") or {}).get("uid"))
+        await submit(state, uid, reconcile_step(state, owner))
+
+
 async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:
     """The top-level mapped workload that owns an object: the farthest mapped owner in its
     owner chain, followed as the CLI follows it."""
     assert state.cluster is not None and state.discovery is not None
     chain: list[dict[str, Any]] = []
-    await OwnerLookup(state.cluster, state.discovery).complete(chain, [obj])
+    if state.cache is not None:
+        chain = await complete_chain(state.cache, obj)
+    else:
+        await OwnerLookup(state.cluster, state.discovery).complete(chain, [obj])
     mapped = [o for o in chain if is_mapped(state, o)]
     return mapped[-1] if mapped else None
+
+
+def _spawn(state: State, step: Coroutine[Any, Any, None]) -> None:
+    """Run a step beside the caller (a watch, which must not wait for reconciliations)."""
+    task = asyncio.get_running_loop().create_task(step)
+    state.later.add(task)
+    task.add_done_callback(state.later.discard)
 
 
 async def _patch_status(state: State, obj: Mapping[str, Any], status: Mapping[str, Any]) -> None:

@@ -3,8 +3,8 @@
 The grants follow the requests the operator sends, verb by verb: it reads (get/list/watch)
 every root kind of the built-in catalog and the pods beside them, patches pods (the link
 annotation; an admission policy, see ``admission``, keeps those patches to that annotation),
-reads the owners a pod's controller chain passes through and the objects definitions refer
-to, lists DRA claims, keeps the gang objects of every target (server-side apply creates and
+watches the owners a pod's controller chain passes through (the operator's cache of
+them) and reads the objects definitions refer to, watches DRA claims, keeps the gang objects of every target (server-side apply creates and
 patches them; stale ones are deleted), reads the definition objects and patches their status,
 and reads what kopf needs (CRDs, namespaces). Events and its leader-election Lease are
 written in the operator's own namespace.
@@ -36,7 +36,6 @@ from typing import Any
 
 from wlmap.catalog import builtin_registry
 from wlmap.definitions.registry import Registry
-from wlmap.operator.handlers import NOT_TOP_LEVEL_KINDS
 from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES
 
@@ -54,8 +53,9 @@ READ = ("get", "list", "watch")
 GANG = (*READ, "create", "patch", "delete")
 
 # Owners between a pod and its workload that no definition names as a root kind: the
-# operator follows a pod's controller references upwards (GET on each owner) to find the
-# mapped workload, and a refused read ends the walk early.
+# operator watches them (its cache follows a pod's controller references upwards to find
+# the mapped workload, and a workload's downwards to find its pods); a refused watch
+# leaves those chains to GETs, and a refused GET ends the walk early.
 INTERMEDIATE_OWNERS: tuple[tuple[str, str], ...] = (
     ("apps", "ReplicaSet"),  # Deployment -> ReplicaSet -> Pod
     ("apps", "StatefulSet"),  # LeaderWorkerSet, Notebook, Seldon Server -> StatefulSet -> Pod
@@ -118,14 +118,14 @@ def namespaced_rules(
         workloads.update((c.kind.group, c.kind.kind) for c in definition.components() if c.kind)
         workloads.update((k.group, k.kind) for k in structure.additional_child_kinds)
     for group, kind in workloads:
-        # kinds reached only through their owners are read one by one, never watched
-        grants.add(group, [plural(kind)], ["get"] if (group, kind) in NOT_TOP_LEVEL_KINDS else READ)
+        grants.add(group, [plural(kind)], READ)
     grants.add("", ["pods"], (*READ, "patch"))  # the pod link annotation, nothing else
-    owners = set(INTERMEDIATE_OWNERS) | {k for k, scoped in _references(registry) if scoped}
-    for group, kind in sorted(owners):
+    for group, kind in INTERMEDIATE_OWNERS:  # the operator's cache watches them
+        grants.add(group, [plural(kind)], READ)
+    for group, kind in sorted(k for k, scoped in _references(registry) if scoped):
         if not grants.readable(group, plural(kind)):
             grants.add(group, [plural(kind)], ["get"])
-    grants.add("resource.k8s.io", ["resourceclaims"], ["list"])  # GPUs claimed through DRA
+    grants.add("resource.k8s.io", ["resourceclaims"], ["list", "watch"])  # GPUs claimed via DRA
     for kinds in GANG_KINDS.values():
         for api_version, kind in kinds:
             grants.add(api_version.rpartition("/")[0], [plural(kind)], GANG)

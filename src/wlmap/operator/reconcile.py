@@ -26,8 +26,10 @@ from wlmap.sources.cluster import (
     Cluster,
     Discovery,
     Scope,
+    Snapshot,
     read_snapshot,
 )
+from wlmap.sources.cluster.cache import ClusterCache
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.sources.workloads import WorkloadReader
 from wlmap.workload import WorkloadView
@@ -60,16 +62,22 @@ async def reconcile(
     store: DefinitionStore,
     settings: Settings,
     obj: Mapping[str, Any],
+    cache: ClusterCache | None = None,
 ) -> Outcome | None:
     """Apply the gang objects of one workload; None when no definition covers it or it is
-    gone. Raises ClusterError (retried by the caller) when the server fails."""
+    gone. Its pods, claims and owners come from ``cache`` when given, else from the server.
+    Raises ClusterError (retried by the caller) when the server fails."""
     entry = store.registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
     resource = discovery.serving(str(obj.get("apiVersion", "")), str(obj.get("kind")))
     if entry is None or resource is None:
         return None
     meta = obj.get("metadata") or {}
-    scope = Scope((resource,), meta.get("namespace"), name=str(meta.get("name")))
-    snapshot = await read_snapshot(cluster, discovery, store.registry, scope)
+    snapshot: Snapshot
+    if cache is not None:
+        snapshot = await cache.read(obj, store.registry, discovery)
+    else:
+        scope = Scope((resource,), meta.get("namespace"), name=str(meta.get("name")))
+        snapshot = await read_snapshot(cluster, discovery, store.registry, scope)
     current = snapshot.manifests[0].obj
     if (current.get("metadata") or {}).get("uid") != meta.get("uid"):
         return None  # replaced by a new object of the same name: its own event follows

@@ -21,6 +21,7 @@ FIELD_MANAGER = "wlmap-operator"
 WORKLOAD_UID_LABEL = "wlmap.dev/workload-uid"
 # Where a pod finds its own namespace (the operator's namespace is never served).
 SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 
 # The gang objects the operator keeps for each target: (apiVersion, kind).
 GANG_KINDS: Mapping[str, tuple[tuple[str, str], ...]] = {
@@ -63,6 +64,9 @@ class Settings:
         kinds: extra ``Kind.group`` types to serve beyond the catalog (for definitions
             added to the cluster after start, which need a restart otherwise); the
             ``Kind`` is spelled as in its CRD.
+        cached_reads: read pods, claims and owners from caches kept by watches; off, every
+            reconciliation lists the namespace's pods and fetches their owners (the
+            former read path, kept to measure against).
     """
 
     target: str = "kai"
@@ -78,6 +82,7 @@ class Settings:
     health: str | None = "http://0.0.0.0:8080/healthz"
     log_json: bool = True
     kinds: tuple[str, ...] = field(default=())
+    cached_reads: bool = True
 
     def __post_init__(self) -> None:
         if self.target not in SYNC_TARGETS:
@@ -136,9 +141,9 @@ class Settings:
         """Settings from ``WLMAP_TARGET``, ``WLMAP_NAMESPACES`` (comma-separated),
         ``WLMAP_NAMESPACE_SELECTOR``, ``WLMAP_WORKLOAD_SELECTOR``, ``KUBECONFIG``,
         ``WLMAP_CONTEXT``, ``WLMAP_HEALTH`` (empty: off), ``WLMAP_LOG_FORMAT`` (json or
-        plain), ``WLMAP_KINDS``, ``WLMAP_LEADER_ELECT``, ``WLMAP_LEASE_NAMESPACE`` and
-        ``WLMAP_LEASE_SECONDS``; the operator's namespace from ``POD_NAMESPACE`` or the
-        pod's service account."""
+        plain), ``WLMAP_KINDS``, ``WLMAP_LEADER_ELECT``, ``WLMAP_LEASE_NAMESPACE``,
+        ``WLMAP_LEASE_SECONDS`` and ``WLMAP_CACHED_READS`` (false: off); the operator's
+        namespace from ``POD_NAMESPACE`` or the pod's service account."""
         env = os.environ if environ is None else environ
         health = env.get("WLMAP_HEALTH", cls.health or "")
         return cls(
@@ -155,6 +160,7 @@ class Settings:
             health=health or None,
             log_json=env.get("WLMAP_LOG_FORMAT", "json") != "plain",
             kinds=_split(env.get("WLMAP_KINDS", "")),
+            cached_reads=env.get("WLMAP_CACHED_READS", "true").lower() not in FALSE_WORDS,
         )
 
 

@@ -14,6 +14,7 @@ from wlmap.operator.reports import Reports
 from wlmap.operator.settings import Settings
 from wlmap.operator.store import DefinitionStore
 from wlmap.sources.cluster import Cluster, Discovery
+from wlmap.sources.cluster.cache import ClusterCache
 
 
 @dataclass
@@ -24,6 +25,7 @@ class State:
     store: DefinitionStore = field(default_factory=DefinitionStore)
     cluster: Cluster | None = None
     discovery: Discovery | None = None
+    cache: ClusterCache | None = None  # None: every reconciliation reads the cluster anew
     queue: WorkQueue = field(default_factory=WorkQueue)
     later: set[asyncio.Task[None]] = field(default_factory=set)
     reports: Reports = field(default_factory=Reports)

@@ -30,7 +30,9 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
     async def step() -> None:
         assert state.cluster is not None and state.discovery is not None
         cluster, discovery = state.cluster, state.discovery
-        outcome = await reconcile(cluster, discovery, state.store, state.settings, obj)
+        outcome = await reconcile(
+            cluster, discovery, state.store, state.settings, obj, cache=state.cache
+        )
         if outcome is not None:
             await _report(state, obj, outcome)
 

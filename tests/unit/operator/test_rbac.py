@@ -84,10 +84,8 @@ def test_every_catalog_root_kind_is_readable() -> None:
         gvk = entry.definition.root_gvk
         assert gvk is not None
         verbs = _verbs(rules, gvk.group, rbac.plural(gvk.kind))
-        if (gvk.group, gvk.kind) in {("apps", "ReplicaSet")}:
-            assert verbs == {"get"}, gvk  # reached through owners only: never watched
-        else:
-            assert {"get", "list", "watch"} <= verbs, gvk
+        # ReplicaSets are no workloads of their own, but the cache watches them as owners
+        assert {"get", "list", "watch"} <= verbs, gvk
 
 
 def test_writes_only_what_the_operator_writes() -> None:
@@ -186,11 +184,15 @@ def test_namespaced_mode_binds_the_rules_in_each_served_namespace() -> None:
     assert roles == [d for d in rbac.manifests() if "rules" in d]  # only bindings differ
 
 
-def test_intermediate_owners_and_references_are_readable() -> None:
+def test_intermediate_owners_and_claims_are_watchable_and_references_readable() -> None:
+    # the operator's cache lists and watches what lies between pods and workloads
     rules = _all_rules()
-    assert _verbs(rules, "apps", "replicasets") >= {"get"}
-    assert _verbs(rules, "batch", "jobs") >= {"get"}
-    assert _verbs(rules, "serving.knative.dev", "revisions") == {"get"}
+    watch = {"get", "list", "watch"}
+    assert _verbs(rules, "apps", "replicasets") == watch
+    assert _verbs(rules, "batch", "jobs") == watch
+    assert _verbs(rules, "serving.knative.dev", "revisions") == watch
+    assert _verbs(rules, "grove.io", "podcliques") == watch
+    assert _verbs(rules, "resource.k8s.io", "resourceclaims") == {"list", "watch"}
     assert _verbs(rules, "trainer.kubeflow.org", "clustertrainingruntimes") == {"get"}
 
 

@@ -90,7 +90,7 @@ async def read_snapshot(
         snapshot.warnings.append(
             f"owner lookups stopped after {len(owners._cache)}; some pods are not attributed"
         )
-    objects.extend(await _referenced(cluster, discovery, registry, workloads))
+    objects.extend(await referenced_objects(cluster, discovery, registry, workloads))
     snapshot.manifests = [Manifest(obj, ORIGIN) for obj in objects]
     return snapshot
 
@@ -139,7 +139,7 @@ def _namespaces(scope: Scope, workloads: Sequence[dict[str, Any]]) -> list[str |
     return [scope.namespace]
 
 
-async def _referenced(
+async def referenced_objects(
     cluster: Cluster, discovery: Discovery, registry: Registry, workloads: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Objects that definitions refer to (a TrainJob's runtime), each fetched once."""
@@ -175,4 +175,11 @@ def _refusal(resource: ApiResource, error: ApiError, namespace: str | None) -> s
     return f"cannot list {resource.qualified}{where}: {what}"
 
 
-__all__ = ["ORIGIN", "ClusterError", "Scope", "Snapshot", "read_snapshot"]
+__all__ = [
+    "ORIGIN",
+    "ClusterError",
+    "Scope",
+    "Snapshot",
+    "read_snapshot",
+    "referenced_objects",
+]

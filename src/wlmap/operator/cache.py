@@ -1,0 +1,97 @@
+"""The operator's cluster cache: which types it watches, and which changes bring a workload
+back to be reconciled.
+
+The operator watches its workload kinds through kopf and feeds those events in; the cache
+watches the rest itself: pods, DRA claims, and the owners between pods and workloads that
+no definition makes a workload (ReplicaSets, Knative Revisions, Grove PodCliques...).
+
+A workload is reconciled again when something below it needs its pod link: a new pod
+without one, or an owner arriving after its pods (the Job seen after the pods it created,
+as two watch streams deliver them in no particular order); and when one of its pods is
+deleted, since gangs keyed by pod labels (a LeaderWorkerSet's groups) can lose a member
+or go away with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from wlmap.operator.rbac import INTERMEDIATE_OWNERS
+from wlmap.operator.settings import Settings
+from wlmap.sources.cluster import Cluster, Discovery
+from wlmap.sources.cluster.cache import CLAIMS, ClusterCache
+from wlmap.sources.inventory import uid_of
+
+WATCHED_KINDS: tuple[tuple[str, str], ...] = (
+    ("", "Pod"),
+    CLAIMS,
+    ("apps", "ReplicaSet"),
+    *INTERMEDIATE_OWNERS,
+)
+
+
+def operator_cache(
+    cluster: Cluster,
+    discovery: Discovery,
+    settings: Settings,
+    fed: Iterable[tuple[str, str]],
+    wanted: Callable[[dict[str, Any]], None],
+) -> ClusterCache:
+    """The cache for the served namespaces; ``wanted`` is called with each watched object
+    whose workload should be reconciled (from the watch's task: it must not block).
+
+    Args:
+        fed: (group, kind) of the types kopf watches and the handlers feed in.
+    """
+    fed_kinds = set(fed)
+    resources = [
+        resource
+        for group, kind in dict.fromkeys(WATCHED_KINDS)
+        if (group, kind) not in fed_kinds and (resource := discovery.find(group, kind))
+    ]
+    cache: ClusterCache
+
+    def listener(event_type: str, obj: dict[str, Any]) -> None:
+        if event_type == "DELETED":
+            if _is_pod(obj):
+                wanted(obj)
+        elif has_unlinked_pods(cache, settings, obj):
+            wanted(obj)
+
+    cache = ClusterCache(
+        cluster,
+        discovery,
+        resources,
+        # the listed namespaces that are served; with a namespace selector, all of them
+        tuple(sorted(settings.scope.namespaces)) or (None,),
+        fed=fed_kinds,
+        listener=listener,
+    )
+    return cache
+
+
+async def complete_chain(cache: ClusterCache, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The object's owner chain, nearest first, or nothing when an owner in it has not
+    been seen yet (the top workload is unknown; that owner's arrival brings it back)."""
+    chain = await cache.owners(obj)
+    return [] if cache.index.missing_owner(obj) is not None else chain
+
+
+def has_unlinked_pods(cache: ClusterCache, settings: Settings, obj: Mapping[str, Any]) -> bool:
+    """Whether the object is, or controls (down its chain), a pod without its group link."""
+    annotation = settings.pod_link
+    if annotation is None:
+        return False  # pods are linked by admission (Workload API), not by the operator
+    if _is_pod(obj):
+        candidates: Iterable[Mapping[str, Any]] = [obj]
+    else:
+        candidates = cache.index.descendants(str(uid_of(obj)))
+    return any(
+        _is_pod(pod) and annotation not in ((pod.get("metadata") or {}).get("annotations") or {})
+        for pod in candidates
+    )
+
+
+def _is_pod(obj: Mapping[str, Any]) -> bool:
+    return obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1"

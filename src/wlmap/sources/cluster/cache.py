@@ -1,0 +1,196 @@
+"""What a long-running reader needs from a cluster, kept current by watches instead of
+read again for every workload: pods, DRA claims and the owners between pods and workloads.
+
+A workload's objects are then read from memory: its pods through the index by controlling
+owner (down the chain: JobSet, Job, Pod), the claims of its namespace, and the objects
+its definition refers to (fetched, as they are few and rarely shared). The result is the
+same snapshot a live read gives, so the workload is interpreted exactly as the CLI does.
+
+Types the reader watches itself (the operator's workload kinds) are fed in with
+``observe``. An owner of a type nobody watches is fetched once by GET and kept; those
+requests are counted, as they are the ones a watch could save.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wlmap.definitions.registry import Registry
+from wlmap.errors import ClusterError, WorkloadNotFoundError
+from wlmap.sources.cluster.connection import ApiError, Cluster
+from wlmap.sources.cluster.discovery import ApiResource, Discovery
+from wlmap.sources.cluster.informer import ChangeListener, Informer
+from wlmap.sources.cluster.object_index import ObjectIndex, type_key
+from wlmap.sources.cluster.snapshot import ORIGIN, Snapshot, referenced_objects
+from wlmap.sources.inventory import uid_of
+from wlmap.sources.manifests import Manifest
+
+SYNC_SECONDS = 30.0
+CLAIMS = ("resource.k8s.io", "ResourceClaim")
+
+
+@dataclass
+class CacheCounts:
+    """Requests the cache could not avoid: owners and workloads of types not watched."""
+
+    owner_gets: int = 0
+    workload_gets: int = 0
+
+
+class ClusterCache:
+    """Objects of some types in some namespaces, mirrored by watches and indexed.
+
+    Args:
+        cluster: the connection.
+        discovery: the served types (to fetch owners of types not watched).
+        resources: the types to list and watch (pods, claims, intermediate owners).
+        namespaces: the namespaces to watch; ``(None,)`` for the whole cluster.
+        fed: (group, kind) of types the caller watches itself and feeds in with ``observe``.
+        listener: told of every change the watches bring (not of ``observe``'d ones).
+    """
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        discovery: Discovery,
+        resources: Sequence[ApiResource],
+        namespaces: Sequence[str | None] = (None,),
+        fed: Iterable[tuple[str, str]] = (),
+        listener: ChangeListener | None = None,
+    ) -> None:
+        self.index = ObjectIndex()
+        self.counts = CacheCounts()
+        self._cluster = cluster
+        self._discovery = discovery
+        self._informers = [
+            Informer(cluster, resource, namespace, self.index, listener)
+            for resource in resources
+            for namespace in (namespaces if resource.namespaced else (None,))
+        ]
+        self._fed = set(fed)
+        self._unreadable: set[str] = set()  # uids of owners a GET did not give
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def keeps(self, group: str, kind: str) -> bool:
+        """Whether every object of this type reaches the cache: fed, or watched (a type
+        the server refuses to list is not; its objects are fetched one by one)."""
+        if (group, kind) in self._fed:
+            return True
+        watching = [
+            i for i in self._informers if (i.resource.group, i.resource.kind) == (group, kind)
+        ]
+        return bool(watching) and all(not i.refused for i in watching)
+
+    def start(self) -> None:
+        """Start listing and watching (in the running event loop)."""
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(informer.run()) for informer in self._informers]
+
+    async def stop(self) -> None:
+        """Stop every watch."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+
+    async def synced(self, timeout: float = SYNC_SECONDS) -> None:
+        """Wait until every type has been listed once.
+
+        Raises:
+            ClusterError: not within ``timeout`` seconds (the server is slow or away).
+        """
+        try:
+            await asyncio.wait_for(
+                asyncio.gather(*(i.synced.wait() for i in self._informers)), timeout
+            )
+        except TimeoutError as exc:
+            raise ClusterError(f"the watched types were not listed within {timeout:.0f} s") from exc
+
+    def observe(self, event_type: str | None, obj: dict[str, Any]) -> None:
+        """An event of a type the caller watches: kept, or forgotten when deleted."""
+        if event_type == "DELETED":
+            self.index.remove(obj)
+        else:
+            self.index.put(obj)
+
+    async def owners(self, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The controller owner chain of an object, nearest first. An owner of a type the
+        cache does not keep is fetched (and kept); one of a kept type that is not there yet
+        ends the chain: its arrival will complete it. An owner that could not be fetched
+        (gone, replaced under its name, or refused) is not asked for again."""
+        while True:
+            reference = self.index.missing_owner(obj)
+            if reference is None:
+                break
+            group = str(reference.get("apiVersion", "")).rpartition("/")[0]
+            uid = str(reference.get("uid"))
+            if self.keeps(group, str(reference.get("kind"))) or uid in self._unreadable:
+                break
+            chain = self.index.owners(obj)
+            below = chain[-1] if chain else obj
+            namespace = (below.get("metadata") or {}).get("namespace")
+            self.counts.owner_gets += 1
+            owner = await self._get(reference, namespace)
+            if owner is None or uid_of(owner) != uid:
+                self._unreadable.add(uid)  # uids are never reused (a refusal stands too)
+                break
+            self.index.put(owner)
+        return self.index.owners(obj)
+
+    async def read(
+        self, workload: Mapping[str, Any], registry: Registry, discovery: Discovery
+    ) -> Snapshot:
+        """The snapshot of one workload: itself as last seen, every object below it,
+        the claims of its namespace, and the objects its definition refers to.
+
+        Raises:
+            WorkloadNotFoundError: the workload is gone.
+            ClusterError: the server fails (references, or a workload not watched).
+        """
+        await self.synced()
+        current = self.index.get(str(uid_of(workload)))
+        if current is None:
+            current = await self._workload(workload)
+        namespace = (current.get("metadata") or {}).get("namespace")
+        objects = [current, *self.index.descendants(str(uid_of(current)))]
+        if namespace is not None:
+            objects.extend(self.index.of_type(*CLAIMS, namespace))
+        objects.extend(await referenced_objects(self._cluster, discovery, registry, [current]))
+        return Snapshot(
+            manifests=[Manifest(obj, ORIGIN) for obj in objects],
+            pods_listed=self.keeps("", "Pod"),
+        )
+
+    async def _workload(self, workload: Mapping[str, Any]) -> dict[str, Any]:
+        group, kind, namespace = type_key(workload)
+        name = (workload.get("metadata") or {}).get("name")
+        missing = WorkloadNotFoundError(f"{kind.lower()} {name!r} not found")
+        if self.keeps(group, kind):
+            raise missing  # its deletion was seen
+        self.counts.workload_gets += 1
+        found = await self._get(workload, namespace)
+        if found is None:
+            raise missing
+        return found
+
+    async def _get(
+        self, reference: Mapping[str, Any], namespace: str | None
+    ) -> dict[str, Any] | None:
+        resource = self._discovery.serving(
+            str(reference.get("apiVersion", "")), str(reference.get("kind"))
+        )
+        name = reference.get("name") or (reference.get("metadata") or {}).get("name")
+        if resource is None or not name:
+            return None
+        try:
+            found = await self._cluster.request("GET", resource.path(namespace, str(name)))
+        except ApiError as exc:
+            if exc.code in (403, 404):
+                return None
+            raise
+        found.setdefault("apiVersion", resource.api_version)
+        found.setdefault("kind", resource.kind)
+        return found
