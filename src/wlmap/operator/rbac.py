@@ -93,15 +93,22 @@ def cluster_role_rules(
     grants = _Grants()
     workloads: set[tuple[str, str]] = set(extra_kinds)
     references: set[tuple[str, str]] = set()
+    selections: set[tuple[str, str]] = set()
     for entry in registry:
         definition = entry.definition
         structure = definition.spec.structure_definition
         workloads.update((c.kind.group, c.kind.kind) for c in definition.components() if c.kind)
         workloads.update((k.group, k.kind) for k in structure.additional_child_kinds)
         references.update((r.kind.group, r.kind.kind) for r in structure.references)
+        # a selection (a PodCliqueSet's PodCliques) is listed, and may be watched
+        selections.update(
+            (r.kind.group, r.kind.kind) for r in structure.references if r.selects_many
+        )
     for group, kind in workloads:
         grants.add(group, [plural(kind)], READ)
     grants.add("", ["pods"], (*READ, "patch"))  # the pod link annotation
+    for group, kind in sorted(selections):
+        grants.add(group, [plural(kind)], READ)
     for group, kind in sorted(references | set(INTERMEDIATE_OWNERS)):
         if not grants.readable(group, plural(kind)):
             grants.add(group, [plural(kind)], ["get"])

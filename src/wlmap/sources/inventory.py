@@ -81,6 +81,16 @@ class Inventory:
                 return obj
         return None
 
+    def of_kind(self, group: str, kind: str, namespace: str | None) -> list[dict[str, Any]]:
+        """The objects of a group and kind; a namespaced one must be in ``namespace``."""
+        return [
+            manifest.obj
+            for manifest in self.manifests
+            if manifest.obj.get("kind") == kind
+            and str(manifest.obj.get("apiVersion", "")).rpartition("/")[0] == group
+            and _metadata(manifest.obj).get("namespace") in (None, namespace)
+        ]
+
     def owners(self, obj: Mapping[str, Any]) -> Iterable[dict[str, Any]]:
         """The controller owner chain of an object, nearest first (as far as the dump holds it)."""
         current: Mapping[str, Any] = obj
