@@ -112,6 +112,9 @@ def test_intermediate_owners_and_references_are_readable() -> None:
     assert _verbs(rules, "batch", "jobs") >= {"get"}
     assert _verbs(rules, "serving.knative.dev", "revisions") == {"get"}
     assert _verbs(rules, "trainer.kubeflow.org", "clustertrainingruntimes") == {"get"}
+    # a PodCliqueSet's PodCliques are selected by label: listed (and watchable), not fetched
+    assert _verbs(rules, "grove.io", "podcliques") == {"get", "list", "watch"}
+    assert _verbs(rules, "grove.io", "podcliquescalinggroups") == {"get", "list", "watch"}
 
 
 def test_extra_kinds_are_readable() -> None:
