@@ -16,6 +16,11 @@ _BASE = "spec.structureDefinition.references"
 
 
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+# a label key: an optional DNS subdomain prefix and "/", then a name like a non-empty value
+_LABEL_KEY = re.compile(
+    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
+)
 
 
 @dataclass(frozen=True)
@@ -109,8 +114,8 @@ def _labels(
         else "a map of label names to values, got " + type(found).__name__
     )
     for key, value in found.items() if isinstance(found, dict) else ():
-        if not isinstance(key, str) or not key:
-            bad = f"non-empty label names, got {key!r}"
+        if not isinstance(key, str) or not _valid_key(key):
+            bad = f"label names such as app.kubernetes.io/part-of, got {key!r}"
         elif not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
             bad = f"valid label values (at most 63 letters, digits, '-', '_', '.'), got {key}={value!r}"
         if bad:
@@ -156,3 +161,8 @@ def bind_references(
     for reference in compiled.definition.spec.structure_definition.references:
         bound.setdefault(reference.name, [] if reference.selects_many else None)
     return bound, tuple(missing)
+
+
+def _valid_key(key: str) -> bool:
+    prefix, _, name = key.rpartition("/")
+    return len(prefix) <= 253 and len(name) <= 63 and bool(_LABEL_KEY.fullmatch(key))

@@ -100,3 +100,17 @@ def test_a_breached_podclique_of_another_podcliqueset_changes_nothing(
 
     _, out, _ = run(capsys, "describe", "-f", str(_dump(tmp_path, relabel)), "-o", "json")
     assert json.loads(out)["phases"] == ["Initializing"]
+
+
+def test_without_uids_the_owner_is_matched_by_kind_and_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def hand_written(items: list[dict[str, Any]]) -> None:
+        for item in items:
+            item["metadata"].pop("uid", None)
+            for owner in item["metadata"].get("ownerReferences", ()):
+                owner.pop("uid")
+
+    code, out, _ = run(capsys, "describe", "-f", str(_dump(tmp_path, hand_written)), "-o", "json")
+    assert code == 0
+    assert json.loads(out)["phases"] == ["Degraded"]

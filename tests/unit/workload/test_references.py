@@ -131,6 +131,8 @@ def test_a_selection_is_bound_as_a_list_and_never_missing() -> None:
         ('"part-of=simple1"', "a map of label names to values, got str"),
         ('{"app": 3}', "valid label values"),
         ('{"app": "not a value"}', "valid label values"),
+        ('{"not a key": "x"}', "label names such as app.kubernetes.io/part-of"),
+        ('{"Example.com/app": "x"}', "label names such as"),
     ],
 )
 def test_a_label_selector_that_is_not_labels_is_a_located_error(expression: str, says: str) -> None:
