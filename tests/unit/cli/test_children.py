@@ -114,3 +114,19 @@ def test_without_uids_the_owner_is_matched_by_kind_and_name(
     code, out, _ = run(capsys, "describe", "-f", str(_dump(tmp_path, hand_written)), "-o", "json")
     assert code == 0
     assert json.loads(out)["phases"] == ["Degraded"]
+
+
+def test_explain_names_the_regressed_child(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "explain", "-f", str(_dump(tmp_path)))
+    assert code == 0
+    assert out.splitlines() == [
+        "PodCliqueSet/simple1: Degraded",
+        "  degraded[0] matched:",
+        "    ✓ condition MinAvailableBreached status=True "
+        "(found status=True, reason=InsufficientReadyPods)",
+        "  observed condition: MinAvailableBreached=True (InsufficientReadyPods): "
+        "PodClique simple1-0-pca: Insufficient ready or starting pods. "
+        "expected at least: 3, found: 1",
+    ]
