@@ -166,7 +166,10 @@ class WorkloadReader:
         for request in reference_requests(prepare_entry(entry), obj):
             kind = request.kind
             if request.many:
-                candidates = self.inventory.of_kind(kind.group, kind.kind, request.namespace)
+                owner = request.owner.uid if request.owner is not None else None
+                candidates = self.inventory.of_kind(
+                    kind.group, kind.kind, request.namespace, controller=owner
+                )
                 found[request.reference] = [o for o in candidates if selected(request, o)]
             elif request.name is not None:
                 match = self.inventory.find(kind.group, kind.kind, request.name, request.namespace)
