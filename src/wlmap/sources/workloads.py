@@ -165,7 +165,9 @@ class WorkloadReader:
         found: dict[str, Any] = {}
         for request in reference_requests(prepare_entry(entry), obj):
             kind = request.kind
-            if request.many:
+            if request.many and not request.applies:
+                found[request.reference] = []
+            elif request.many:
                 owner = request.owner.uid if request.owner is not None else None
                 candidates = self.inventory.of_kind(
                     kind.group, kind.kind, request.namespace, controller=owner

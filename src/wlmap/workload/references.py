@@ -40,6 +40,14 @@ class ReferenceRequest:
     owner: OwnerKey | None = None
 
     @property
+    def applies(self) -> bool:
+        """There is something to fetch: a name, or a selection by owner or labels (a
+        selector expression that gives nothing selects nothing, as a missing name does)."""
+        if self.many:
+            return self.owner is not None or self.labels is not None
+        return self.name is not None
+
+    @property
     def label_selector(self) -> str | None:
         """The labels as an API ``labelSelector`` (equality terms), or None."""
         if not self.labels:

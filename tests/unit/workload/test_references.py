@@ -145,3 +145,15 @@ def test_a_label_selector_that_is_not_labels_is_a_located_error(expression: str,
     assert says in caught.value.reason
     # interpreting reports it and still gives a view
     assert any(says in warning for warning in interpret(definition, _set()).warnings)
+
+
+def test_a_selector_that_gives_nothing_selects_nothing() -> None:
+    doc = CHILDREN.model_dump(by_alias=True, exclude_none=True, mode="json")
+    reference = doc["spec"]["structureDefinition"]["references"][0]
+    reference.update(ownedByWorkload=False, labelSelectorExpression=".metadata.labels.missing")
+    definition = definition_from_mapping(doc)
+    (request,) = reference_requests(prepare(definition), _set())
+    assert not request.applies  # not "every PodClique of the namespace"
+    reference.update(labelSelectorExpression="{}")
+    (request,) = reference_requests(prepare(definition_from_mapping(doc)), _set())
+    assert request.applies and request.label_selector is None  # {} selects all, as in the API

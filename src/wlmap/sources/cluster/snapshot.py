@@ -156,7 +156,7 @@ async def _referenced(
             continue  # the view reports the failing expression
         for request in requests:
             resource = discovery.find(request.kind.group, request.kind.kind, request.kind.version)
-            if resource is None:
+            if resource is None or not request.applies:
                 continue
             namespace = request.namespace if resource.namespaced else None
             if request.many:
