@@ -18,6 +18,7 @@ from wlmap.errors import Problem
 _ROOT = "spec.structureDefinition.rootComponent"
 _GANG = "spec.optimizationInstructions.gangScheduling"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KIND = re.compile(r"[A-Z][A-Za-z0-9]*")
 
 
 def structure_problems(definition: Definition) -> Iterator[Problem]:
@@ -266,6 +267,28 @@ def _reference_problems(definition: Definition) -> Iterator[Problem]:
                 definition.name, f"{where}.name", f"reference {reference.name!r} is declared twice"
             )
         yield from _gvk_problems(definition.name, f"{where}.kind", reference.kind, None)
+        if reference.kind.kind and not _KIND.fullmatch(reference.kind.kind):
+            yield Problem(
+                definition.name,
+                f"{where}.kind.kind",
+                f"{reference.kind.kind!r} is not a kind name; expected the API's CamelCase "
+                "kind, such as PodClique",
+            )
+        if reference.selects_many and reference.name_expression is not None:
+            yield Problem(
+                definition.name,
+                f"{where}.nameExpression",
+                "a reference either names one object (nameExpression) or selects many "
+                "(ownedByWorkload, labelSelectorExpression), not both",
+            )
+        elif not reference.selects_many and reference.name_expression is None:
+            yield Problem(
+                definition.name,
+                where,
+                "a reference needs nameExpression (one object), or ownedByWorkload: true "
+                "and/or labelSelectorExpression (every matching object)",
+                reference.name,
+            )
 
 
 def _gang_problems(definition: Definition) -> Iterator[Problem]:

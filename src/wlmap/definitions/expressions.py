@@ -59,11 +59,13 @@ def expression_sites(definition: Definition) -> Iterator[ExpressionSite]:
         yield from _component_sites(component_path(definition, component), component)
     for index, reference in enumerate(definition.spec.structure_definition.references):
         base = f"spec.structureDefinition.references[{index}]"
-        yield ExpressionSite(f"{base}.nameExpression", reference.name_expression, Role.OBJECT, None)
-        if reference.namespace_expression is not None:
-            yield ExpressionSite(
-                f"{base}.namespaceExpression", reference.namespace_expression, Role.OBJECT, None
-            )
+        for field, text in (
+            ("nameExpression", reference.name_expression),
+            ("namespaceExpression", reference.namespace_expression),
+            ("labelSelectorExpression", reference.label_selector_expression),
+        ):
+            if text is not None:
+                yield ExpressionSite(f"{base}.{field}", text, Role.OBJECT, None)
     gang = definition.spec.optimization_instructions
     groups = gang.gang_scheduling.pod_groups if gang and gang.gang_scheduling else None
     for gi, group in enumerate(groups or ()):

@@ -110,17 +110,28 @@ class ComponentDefinition(DefinitionModel):
 
 
 class Reference(DefinitionModel):
-    """Another object the workload takes part of its description from (wlmap extension).
+    """Other objects the workload takes part of its description from (wlmap extension).
 
-    The caller fetches it (wlmap never does I/O while interpreting) and passes it in;
-    expressions read it as ``$<name>``, which is ``null`` when it was not provided.
-    TrainJob, for instance, takes its pod templates from its TrainingRuntime.
+    The caller fetches them (wlmap never does I/O while interpreting) and passes them in.
+    A reference names one object (``nameExpression``): expressions read it as ``$<name>``,
+    ``null`` when it was not provided; TrainJob, for instance, takes its pod templates from
+    its TrainingRuntime. Or it selects every object of its kind in the namespace that the
+    workload controls (``ownedByWorkload``) and/or whose labels match ``labelSelectorExpression``
+    (jq on the workload giving a map of label to value): ``$<name>`` is then the list of them,
+    empty when none was provided. PodCliqueSet, for instance, reads its PodCliques' conditions.
     """
 
     name: str
     kind: GroupVersionKind
-    name_expression: str
+    name_expression: str | None = None
     namespace_expression: str | None = None
+    owned_by_workload: bool = False
+    label_selector_expression: str | None = None
+
+    @property
+    def selects_many(self) -> bool:
+        """The reference selects a list of objects rather than naming one."""
+        return self.owned_by_workload or self.label_selector_expression is not None
 
 
 class StructureDefinition(DefinitionModel):

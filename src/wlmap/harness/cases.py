@@ -7,7 +7,8 @@ A case file holds the input and what the view must say about it::
     object: {...}            # the workload, as the API server returns it
     pods: [...]              # optional: pods as the controller creates them
     claims: {name: {...}}    # optional: DRA claims and claim templates by name
-    references: {name: {...}}  # optional: objects the definition's references name
+    references: {name: {...}}  # optional: objects the definition's references name,
+                               # a list for a reference that selects objects
     variables: {...}         # optional: values of $variables
     expect:                  # any subset of the view's JSON (docs/json-output.md)
       phases: [Running]

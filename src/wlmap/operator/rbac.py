@@ -112,14 +112,21 @@ def namespaced_rules(
     registry = builtin_registry() if registry is None else registry
     grants = _Grants()
     workloads: set[tuple[str, str]] = set(extra_kinds)
+    selections: set[tuple[str, str]] = set()
     for entry in registry:
         definition = entry.definition
         structure = definition.spec.structure_definition
         workloads.update((c.kind.group, c.kind.kind) for c in definition.components() if c.kind)
         workloads.update((k.group, k.kind) for k in structure.additional_child_kinds)
+        # a selection (a PodCliqueSet's PodCliques) is listed, and may be watched
+        selections.update(
+            (r.kind.group, r.kind.kind) for r in structure.references if r.selects_many
+        )
     for group, kind in workloads:
         grants.add(group, [plural(kind)], READ)
     grants.add("", ["pods"], (*READ, "patch"))  # the pod link annotation, nothing else
+    for group, kind in sorted(selections):
+        grants.add(group, [plural(kind)], READ)
     for group, kind in INTERMEDIATE_OWNERS:  # the operator's cache watches them
         grants.add(group, [plural(kind)], READ)
     for group, kind in sorted(k for k, scoped in _references(registry) if scoped):

@@ -51,6 +51,7 @@ class Inventory:
     pods: list[dict[str, Any]] = field(default_factory=list)
     claims: dict[str, dict[str, Any]] = field(default_factory=dict)
     _pods_by_owner: dict[str, list[dict[str, Any]]] | None = None
+    _by_kind: dict[tuple[str, ...], list[dict[str, Any]]] | None = None
 
     def __post_init__(self) -> None:
         for manifest in self.manifests:
@@ -80,6 +81,31 @@ class Inventory:
             ):
                 return obj
         return None
+
+    def of_kind(
+        self, group: str, kind: str, namespace: str | None, *, controller: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The objects of a group and kind; a namespaced one must be in ``namespace``; with
+        ``controller``, only those whose controlling owner has that uid."""
+        if self._by_kind is None:
+            # indexed once: every workload of a kind selects among the same objects
+            self._by_kind = {}
+            for manifest in self.manifests:
+                obj = manifest.obj
+                group_kind = (
+                    str(obj.get("apiVersion", "")).rpartition("/")[0],
+                    str(obj.get("kind")),
+                )
+                self._by_kind.setdefault(group_kind, []).append(obj)
+                owner = controller_uid(obj)
+                if owner is not None:
+                    self._by_kind.setdefault((owner, *group_kind), []).append(obj)
+        key: tuple[str, ...] = (group, kind) if controller is None else (controller, group, kind)
+        return [
+            obj
+            for obj in self._by_kind.get(key, ())
+            if _metadata(obj).get("namespace") in (None, namespace)
+        ]
 
     def owners(self, obj: Mapping[str, Any]) -> Iterable[dict[str, Any]]:
         """The controller owner chain of an object, nearest first (as far as the dump holds it)."""

@@ -3,8 +3,9 @@
 One use case serves every consumer: the CLI reading files, dumps or a live snapshot, and
 the operator reading one workload's snapshot. Each object a definition covers is
 interpreted with what the input holds beside it: its pods (through owner references), DRA
-claims, and the objects its definition refers to (a TrainJob's runtime). Objects owned by
-another mapped workload are marked as not top-level.
+claims, and the objects its definition refers to (a TrainJob's runtime, a PodCliqueSet's
+PodCliques). Objects owned by another mapped workload are marked as not top-level; objects
+of a kind some definition refers to are read through the workload, not reported uncovered.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from typing import Any
 
 from wlmap.definitions.registry import Entry, Registry
 from wlmap.sources.entries import prepare_entry
-from wlmap.sources.inventory import Inventory
+from wlmap.sources.inventory import Inventory, controller_reference
 from wlmap.sources.manifests import Manifest
-from wlmap.workload import WorkloadView, interpret, reference_requests
+from wlmap.workload import ReferenceRequest, WorkloadView, interpret, reference_requests
 
 # Kinds that never carry a workload: skipped quietly instead of reported as uncovered.
 NOT_WORKLOADS = frozenset(
@@ -96,6 +97,7 @@ class WorkloadReader:
     ) -> None:
         self.registry = registry
         self.inventory = Inventory(manifests, pods_listed=pods_listed)
+        self._referenced_kinds: set[tuple[str, str]] | None = None
 
     def entry(self, obj: Mapping[str, Any]) -> Entry | None:
         """The definition covering an object, if any."""
@@ -134,12 +136,23 @@ class WorkloadReader:
             obj = manifest.obj
             entry = self.entry(obj)
             if entry is None:
-                if obj.get("kind") not in NOT_WORKLOADS:
+                if obj.get("kind") not in NOT_WORKLOADS and not self._is_referenced(obj):
                     uncovered.append(manifest)
                 continue
             view = self.view(entry, obj)
             found.append(Found(manifest, entry, view, self.is_top_level(obj)))
         return found, uncovered
+
+    def _is_referenced(self, obj: Mapping[str, Any]) -> bool:
+        """A definition refers to objects of this kind (read through the workload)."""
+        if self._referenced_kinds is None:
+            self._referenced_kinds = {
+                (reference.kind.group, reference.kind.kind)
+                for entry in self.registry
+                for reference in entry.definition.spec.structure_definition.references
+            }
+        group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+        return (group, str(obj.get("kind"))) in self._referenced_kinds
 
     def is_top_level(self, obj: Mapping[str, Any]) -> bool:
         """No owner in the object's chain is of a mapped kind."""
@@ -149,15 +162,46 @@ class WorkloadReader:
         """The objects the definition refers to that the input itself holds."""
         if not entry.definition.spec.structure_definition.references:
             return None
-        found = {}
+        found: dict[str, Any] = {}
         for request in reference_requests(prepare_entry(entry), obj):
-            if request.name is not None:
-                match = self.inventory.find(
-                    request.kind.group, request.kind.kind, request.name, request.namespace
+            kind = request.kind
+            if request.many and not request.applies:
+                found[request.reference] = []
+            elif request.many:
+                owner = request.owner.uid if request.owner is not None else None
+                candidates = self.inventory.of_kind(
+                    kind.group, kind.kind, request.namespace, controller=owner
                 )
+                found[request.reference] = [o for o in candidates if selected(request, o)]
+            elif request.name is not None:
+                match = self.inventory.find(kind.group, kind.kind, request.name, request.namespace)
                 if match is not None:
                     found[request.reference] = match
         return found
+
+
+def selected(request: ReferenceRequest, obj: Mapping[str, Any]) -> bool:
+    """Whether ``obj`` (of the requested kind and namespace) belongs to a selection: it has
+    every requested label and, when asked, the workload as its controller owner (by uid;
+    by kind and name when the workload has no uid, as in hand-written files)."""
+    metadata = obj.get("metadata") or {}
+    labels = metadata.get("labels") or {}
+    if any(labels.get(key) != value for key, value in (request.labels or {}).items()):
+        return False
+    owner = request.owner
+    if owner is None:
+        return True
+    controller = controller_reference(obj)
+    if controller is None:
+        return False
+    if owner.uid is not None:
+        return bool(controller.get("uid") == owner.uid)
+    return (
+        controller.get("kind") == owner.kind
+        and controller.get("name") == owner.name
+        and str(controller.get("apiVersion", "")).rpartition("/")[0]
+        == str(owner.api_version or "").rpartition("/")[0]
+    )
 
 
 def read_workloads(

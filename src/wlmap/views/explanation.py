@@ -29,7 +29,11 @@ def render_explanation(view: WorkloadView) -> str:
         lines.append(f"  observed phase: {report.phase}")
     for condition in report.conditions:
         reason = f" ({condition['reason']})" if condition.get("reason") else ""
-        lines.append(f"  observed condition: {condition['type']}={condition.get('status')}{reason}")
+        # the message is what names the cause (a PodCliqueSet's: which child regressed)
+        message = f": {condition['message']}" if condition.get("message") else ""
+        lines.append(
+            f"  observed condition: {condition['type']}={condition.get('status')}{reason}{message}"
+        )
     return "\n".join(lines)
 
 

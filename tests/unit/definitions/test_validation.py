@@ -235,6 +235,32 @@ RULES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
         "not usable as a jq variable",
     ),
     (
+        "reference kind that is not a kind name",
+        lambda d: _reference(
+            d, kind={"group": "grove.io", "version": "v1alpha1", "kind": "pod clique"}
+        ),
+        "spec.structureDefinition.references[0].kind.kind",
+        "not a kind name",
+    ),
+    (
+        "reference that names one object and selects many",
+        lambda d: _reference(d, nameExpression=".spec.runtime"),
+        "spec.structureDefinition.references[0].nameExpression",
+        "not both",
+    ),
+    (
+        "reference that neither names nor selects",
+        lambda d: _reference(d, ownedByWorkload=False, labelSelectorExpression=None),
+        "spec.structureDefinition.references[0]",
+        "needs nameExpression",
+    ),
+    (
+        "label selector expression that is not jq",
+        lambda d: _reference(d, labelSelectorExpression='{"a": .metadata.name'),
+        "spec.structureDefinition.references[0].labelSelectorExpression",
+        "jq syntax error",
+    ),
+    (
         "unknown field",
         lambda d: root(d).update(replicaz=".spec.x"),
         f"{ROOT}.replicaz",
@@ -247,6 +273,20 @@ RULES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
         "required",
     ),
 ]
+
+
+def _reference(doc: dict[str, Any], **changes: Any) -> None:
+    """Give the sample one selecting reference, changed by ``changes`` (None removes)."""
+    reference: dict[str, Any] = {
+        "name": "children",
+        "kind": {"group": "grove.io", "version": "v1alpha1", "kind": "PodClique"},
+        "ownedByWorkload": True,
+        "labelSelectorExpression": '{"app.kubernetes.io/part-of": .metadata.name}',
+    }
+    reference.update(changes)
+    doc["spec"]["structureDefinition"]["references"] = [
+        {k: v for k, v in reference.items() if v is not None}
+    ]
 
 
 @pytest.mark.parametrize(("title", "change", "where", "says"), RULES, ids=[r[0] for r in RULES])

@@ -194,6 +194,9 @@ def test_intermediate_owners_and_claims_are_watchable_and_references_readable() 
     assert _verbs(rules, "grove.io", "podcliques") == watch
     assert _verbs(rules, "resource.k8s.io", "resourceclaims") == {"list", "watch"}
     assert _verbs(rules, "trainer.kubeflow.org", "clustertrainingruntimes") == {"get"}
+    # a PodCliqueSet's PodCliques are selected by label: listed (and watchable), not fetched
+    assert _verbs(rules, "grove.io", "podcliques") == {"get", "list", "watch"}
+    assert _verbs(rules, "grove.io", "podcliquescalinggroups") == {"get", "list", "watch"}
 
 
 def test_extra_kinds_are_readable() -> None:

@@ -158,11 +158,14 @@ class ClusterCache:
         objects = [current, *self.index.descendants(str(uid_of(current)))]
         if namespace is not None:
             objects.extend(self.index.of_type(*CLAIMS, namespace))
-        objects.extend(await referenced_objects(self._cluster, discovery, registry, [current]))
-        return Snapshot(
-            manifests=[Manifest(obj, ORIGIN) for obj in objects],
-            pods_listed=self.keeps("", "Pod"),
+        snapshot = Snapshot(pods_listed=self.keeps("", "Pod"))
+        seen = {uid_of(o) for o in objects}
+        referenced = await referenced_objects(
+            self._cluster, discovery, registry, [current], snapshot
         )
+        objects.extend(o for o in referenced if uid_of(o) is None or uid_of(o) not in seen)
+        snapshot.manifests = [Manifest(obj, ORIGIN) for obj in objects]
+        return snapshot
 
     async def _workload(self, workload: Mapping[str, Any]) -> dict[str, Any]:
         group, kind, namespace = type_key(workload)

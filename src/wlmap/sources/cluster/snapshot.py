@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wlmap.definitions.registry import Registry
-from wlmap.errors import ClusterError, WorkloadNotFoundError
+from wlmap.errors import ClusterError, WlmapError, WorkloadNotFoundError
 from wlmap.sources.cluster.connection import ApiError, Cluster
 from wlmap.sources.cluster.discovery import ApiResource, Discovery
-from wlmap.sources.cluster.listing import list_many
+from wlmap.sources.cluster.listing import list_many, list_objects
 from wlmap.sources.cluster.owners import OwnerLookup
 from wlmap.sources.entries import prepare_entry
 from wlmap.sources.inventory import uid_of
@@ -90,7 +90,8 @@ async def read_snapshot(
         snapshot.warnings.append(
             f"owner lookups stopped after {len(owners._cache)}; some pods are not attributed"
         )
-    objects.extend(await referenced_objects(cluster, discovery, registry, workloads))
+    referenced = await referenced_objects(cluster, discovery, registry, workloads, snapshot)
+    objects.extend(o for o in referenced if uid_of(o) is None or uid_of(o) not in seen)
     snapshot.manifests = [Manifest(obj, ORIGIN) for obj in objects]
     return snapshot
 
@@ -140,33 +141,68 @@ def _namespaces(scope: Scope, workloads: Sequence[dict[str, Any]]) -> list[str |
 
 
 async def referenced_objects(
-    cluster: Cluster, discovery: Discovery, registry: Registry, workloads: Sequence[dict[str, Any]]
+    cluster: Cluster,
+    discovery: Discovery,
+    registry: Registry,
+    workloads: Sequence[dict[str, Any]],
+    snapshot: Snapshot,
 ) -> list[dict[str, Any]]:
-    """Objects that definitions refer to (a TrainJob's runtime), each fetched once."""
-    wanted: dict[tuple[str, str, str, str | None], ApiResource] = {}
+    """Objects that definitions refer to: each named one fetched once (a TrainJob's
+    runtime), each selection listed once per namespace and label selector (a PodCliqueSet's
+    PodCliques); the input reader keeps those a selection's owner rule admits."""
+    named: dict[tuple[str, str, str, str | None], ApiResource] = {}
+    selections: dict[tuple[ApiResource, str | None, str | None], None] = {}
     for obj in workloads:
         entry = registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
         if entry is None or not entry.definition.spec.structure_definition.references:
             continue
-        # in a thread: the expressions may come from a cluster object and take their
-        # whole time limit, which the event loop (the operator's) must not wait out
-        requests = await asyncio.to_thread(reference_requests, prepare_entry(entry), obj)
+        try:
+            # in a thread: the expressions may come from a cluster object and take their
+            # whole time limit, which the event loop (the operator's) must not wait out
+            requests = await asyncio.to_thread(reference_requests, prepare_entry(entry), obj)
+        except WlmapError:
+            continue  # the view reports the failing expression
         for request in requests:
             resource = discovery.find(request.kind.group, request.kind.kind, request.kind.version)
-            if resource is not None and request.name is not None:
-                namespace = request.namespace if resource.namespaced else None
-                wanted[(resource.group, resource.kind, request.name, namespace)] = resource
+            if resource is None or not request.applies:
+                continue
+            namespace = request.namespace if resource.namespaced else None
+            if request.many:
+                selections[(resource, namespace, request.label_selector)] = None
+            elif request.name is not None:
+                named[(resource.group, resource.kind, request.name, namespace)] = resource
 
     async def fetch(
         key: tuple[str, str, str, str | None], resource: ApiResource
-    ) -> dict[str, Any] | None:
+    ) -> list[dict[str, Any]]:
         try:
-            return await cluster.request("GET", resource.path(key[3], key[2]))
+            return [await cluster.request("GET", resource.path(key[3], key[2]))]
         except ApiError:
-            return None  # the view reports the reference as unresolved
+            return []  # the view reports the reference as unresolved
 
-    found = await asyncio.gather(*(fetch(k, r) for k, r in wanted.items()))
-    return [obj for obj in found if obj is not None]
+    async def select(
+        resource: ApiResource, namespace: str | None, selector: str | None
+    ) -> list[dict[str, Any]]:
+        try:
+            return await list_objects(cluster, resource, namespace, selector)
+        except ApiError as exc:
+            if (resource.group, resource.kind) not in snapshot.refused:
+                snapshot.refused.add((resource.group, resource.kind))
+                snapshot.warnings.append(_refusal(resource, exc, namespace))
+            return []
+
+    found = await asyncio.gather(
+        *(fetch(k, r) for k, r in named.items()),
+        *(select(*key) for key in selections),
+    )
+    objects: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for obj in (o for part in found for o in part):
+        uid = uid_of(obj)
+        if uid is None or uid not in seen:
+            objects.append(obj)
+            seen.update((uid,) if uid else ())
+    return objects
 
 
 def _refusal(resource: ApiResource, error: ApiError, namespace: str | None) -> str:
