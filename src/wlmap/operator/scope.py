@@ -16,12 +16,11 @@ namespace is listed), and it is not a system namespace (``kube-system``, ``kube-
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-Requirement = tuple[str, str, str | None]  # key, op (=, !=, exists, !exists), value
+from wlmap.sources.selectors import Requirement, matches, parse_selector
 
 SERVE_LABEL = "wlmap.dev/serve"
 DEFAULT_NAMESPACE_SELECTOR = f"{SERVE_LABEL}=true"
@@ -29,49 +28,6 @@ GANG_LABEL = "wlmap.dev/gang"
 SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-public", "kube-node-lease"})
 CORE_GROUPS = frozenset({"", "apps", "batch"})
 NEVER_SERVED_KINDS = frozenset({("apps", "DaemonSet")})
-_LABEL_KEY = re.compile(
-    r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
-)
-
-
-def parse_selector(text: str) -> list[Requirement]:
-    """Equality-based label selector requirements: ``k=v``, ``k==v``, ``k!=v``, ``k``, ``!k``.
-
-    Raises:
-        ValueError: a requirement without a valid label key (set-based forms such as
-            ``k in (a,b)`` are not accepted).
-    """
-    found: list[Requirement] = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        if "!=" in part:
-            key, value = part.split("!=", 1)
-            found.append((key.strip(), "!=", value.strip()))
-        elif "=" in part:
-            key, value = part.replace("==", "=").split("=", 1)
-            found.append((key.strip(), "=", value.strip()))
-        elif part.startswith("!"):
-            found.append((part[1:].strip(), "!exists", None))
-        else:
-            found.append((part, "exists", None))
-        if not _LABEL_KEY.match(found[-1][0]):
-            raise ValueError(
-                f"label selector {text!r}: {part!r} has no valid label key "
-                "(expected k=v, k!=v, k or !k, separated by commas)"
-            )
-    return found
-
-
-def matches(labels: Mapping[str, str], requirements: list[Requirement]) -> bool:
-    """Whether labels satisfy every requirement."""
-    for key, op, value in requirements:
-        present = key in labels
-        if (op == "=" and labels.get(key) != value) or (op == "!=" and labels.get(key) == value):
-            return False
-        if (op == "exists" and not present) or (op == "!exists" and present):
-            return False
-    return True
 
 
 @dataclass(frozen=True)
@@ -109,3 +65,17 @@ class ServedScope:
         if group in CORE_GROUPS:
             return "true" in (labels.get(GANG_LABEL), (namespace_labels or {}).get(GANG_LABEL))
         return True
+
+
+__all__ = [
+    "CORE_GROUPS",
+    "DEFAULT_NAMESPACE_SELECTOR",
+    "GANG_LABEL",
+    "NEVER_SERVED_KINDS",
+    "SERVE_LABEL",
+    "SYSTEM_NAMESPACES",
+    "Requirement",
+    "ServedScope",
+    "matches",
+    "parse_selector",
+]

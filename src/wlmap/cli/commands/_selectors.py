@@ -1,41 +1,21 @@
-"""Equality-based label selectors as kubectl accepts them: ``k=v``, ``k==v``, ``k!=v``, ``k``, ``!k``."""
+"""``-l``: the shared label selectors (:mod:`wlmap.sources.selectors`), refused as a
+usage error of the option."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import click
 
-Requirement = tuple[str, str, str | None]
+from wlmap.sources.selectors import Requirement
+from wlmap.sources.selectors import matches as matches_selector
+from wlmap.sources.selectors import parse_selector as _parse
 
 
 def parse_selector(text: str) -> list[Requirement]:
-    """Requirements of a selector (``(key, op, value)``; op is ``=``, ``!=``, ``exists``, ``!exists``)."""
-    found: list[Requirement] = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        if "!=" in part:
-            key, value = part.split("!=", 1)
-            found.append((key.strip(), "!=", value.strip()))
-        elif "=" in part:
-            key, value = part.replace("==", "=").split("=", 1)
-            found.append((key.strip(), "=", value.strip()))
-        elif part.startswith("!"):
-            found.append((part[1:].strip(), "!exists", None))
-        else:
-            found.append((part, "exists", None))
-        if not found[-1][0]:
-            raise click.BadParameter(f"{part!r} has no label key", param_hint="--selector")
-    return found
+    """Requirements of a ``--selector`` value; a malformed one is a usage error."""
+    try:
+        return _parse(text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--selector") from None
 
 
-def matches_selector(labels: Mapping[str, str], requirements: list[Requirement]) -> bool:
-    """Whether labels satisfy every requirement."""
-    for key, op, value in requirements:
-        present = key in labels
-        if (op == "=" and labels.get(key) != value) or (op == "!=" and labels.get(key) == value):
-            return False
-        if (op == "exists" and not present) or (op == "!exists" and present):
-            return False
-    return True
+__all__ = ["matches_selector", "parse_selector"]
