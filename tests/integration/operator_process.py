@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -88,3 +89,17 @@ class OperatorProcess:
 
     def output(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+
+def refused_lines(log: str) -> list[str]:
+    """The operator's log lines that report a refused request: "forbidden" in the message
+    (not in an object's name, which another test's namespace may well contain)."""
+    found = []
+    for line in log.splitlines():
+        try:
+            message = str(json.loads(line).get("message", ""))
+        except (ValueError, AttributeError):
+            message = line  # a plain-text line is all message
+        if "forbidden" in message.lower():
+            found.append(line)
+    return found

@@ -18,7 +18,7 @@ import yaml
 from tests.integration.controllers import jobset_children
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.load import min_member
-from tests.integration.operator_process import OperatorProcess
+from tests.integration.operator_process import OperatorProcess, refused_lines
 from tests.integration.serviceaccount import apply_all, kubeconfig, token
 from tests.integration.testcluster import TestCluster
 from wlmap.operator import rbac
@@ -214,7 +214,7 @@ def test_namespaced_rbac_serves_its_namespace_only(
         finally:
             kube.delete(created)
         assert operator.process is not None and operator.process.poll() is None
-        refused = [line for line in operator.output().splitlines() if "forbidden" in line.lower()]
+        refused = refused_lines(operator.output())
         assert not refused, refused[0]
     finally:
         operator.stop()

@@ -29,6 +29,7 @@ import yaml
 from tests.integration.controllers import jobset_children
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.load import min_member
+from tests.integration.operator_process import refused_lines
 from tests.integration.serviceaccount import apply, kubeconfig, token
 from tests.integration.testcluster import TestCluster, free_port
 
@@ -87,7 +88,7 @@ class Operator:
                 f"the operator exited with {self.process.returncode}:\n{self.output()}"
             )
         log = self.log.read_text(errors="replace") if self.log.exists() else ""
-        refused = [line for line in log.splitlines() if "forbidden" in line.lower()]
+        refused = refused_lines(log)
         if refused:
             raise AssertionError(f"the service account lacks a permission:\n{refused[0]}")
 
