@@ -71,7 +71,13 @@ def interpret(
         return found
 
     def gang_issues() -> tuple[str, ...]:
-        return tuple(str(e) for e in gang_errors)
+        # a referenced object the workload names but the caller did not have (a TrainJob's
+        # runtime not created yet) holds the templates and counts the gangs are made of
+        absent = [
+            f"reference ${n} (the object the workload names) is not available"
+            for n in missing_references
+        ]
+        return (*absent, *(str(e) for e in gang_errors))
 
     def warnings() -> tuple[str, ...]:
         absent = [

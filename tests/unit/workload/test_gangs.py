@@ -7,7 +7,7 @@ from tests.unit.workload.definitions import JOBSET, LWS
 from tests.unit.workload.test_pods import jobset_pods, lws_pods
 from wlmap.catalog import builtin_registry
 from wlmap.definitions import Definition, definition_from_mapping
-from wlmap.workload import interpret
+from wlmap.workload import interpret, prepare, reference_requests
 
 
 def test_v2_group_minimum_comes_from_scale_and_topology_is_carried() -> None:
@@ -136,3 +136,20 @@ def test_a_failing_status_expression_leaves_the_gangs_trusted() -> None:
     view = interpret(definition_from_mapping(document), obj)
     assert any("no conditions" in w for w in view.warnings)
     assert view.gang_issues == ()
+
+
+def test_a_missing_referenced_runtime_is_a_gang_issue() -> None:
+    # a TrainJob's pods come from the runtime it names: without it the gang has no members
+    trainjob = corpus_object("kubeflow-trainjob/01-multi-node.yaml", "TrainJob")
+    runtime = corpus_object(
+        "kubeflow-trainingruntime/torch-distributed.yaml", "ClusterTrainingRuntime"
+    )
+    definition = builtin_registry().for_object(trainjob)
+    without = interpret(definition, trainjob, references={})
+    assert without.gang_issues == (
+        "reference $clusterRuntime (the object the workload names) is not available",
+    )
+    (request,) = [r for r in reference_requests(prepare(definition), trainjob) if r.name]
+    with_runtime = interpret(definition, trainjob, references={request.reference: runtime})
+    assert with_runtime.gang_issues == ()
+    assert [g.min_member for g in with_runtime.gang_groups if g.source == "podGroup"] == [3]
