@@ -97,7 +97,7 @@ def main() -> None:
     print(f"parse only (baseline): {base_time:.2f} s")
     print(
         f"get --all-types:       {wall:.2f} s  ({wall / args.count * 1e6:.0f} us per workload), "
-        f"peak RSS {peak:.0f} MB  (targets: < 5 s, < 500 MB)"
+        f"peak RSS {peak:.0f} MB  (targets: < 2 s, < 500 MB)"
     )
     print(f"ratio get / parse: {wall / base_time:.2f}")
 

@@ -256,7 +256,7 @@ def main() -> None:
             f"{kind:<12} {len(objs):>7} {mapped:>10.0f} {baseline:>13.0f} {baseline / mapped:>6.2f}"
         )
     print(
-        f"time ratio map/adapters over all objects: {overall_map / overall_base:.2f} (target <= 3)"
+        f"time ratio map/adapters over all objects: {overall_map / overall_base:.2f} (target <= 1.5)"
     )
 
 
