@@ -31,6 +31,7 @@ unit: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/interpret.py
 	$(BIN)/python benchmarks/cli_get_dump.py
+	$(BIN)/python benchmarks/cli_startup.py
 
 schema: $(STAMP)
 	$(BIN)/python -m wlmap.definitions.schema deploy/crds
