@@ -103,7 +103,7 @@ def test_status_shows_the_rule_and_the_fields_it_read(
     out = describe(capsys, "argo-workflows/controller-testdata-dag-retry-succeeded-status.yaml")
     status = [line for line in out.splitlines() if line.startswith("Status: Initializing")]
     assert status == [
-        "Status: Initializing, Degraded  [initializing[0]: .spec.suspend=null, .status.phase=null]"
+        "Status: Initializing  [initializing[0]: .spec.suspend=null, .status.phase=null]"
     ]
     assert " -> " not in out  # no jq text (explain keeps it)
 
