@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -116,3 +119,17 @@ def test_any_valid_timestamp_round_trips_as_libjq(
 @given(st.floats(-62167219200, 253402300799, allow_nan=False))
 def test_any_seconds_agree(seconds: float) -> None:
     _agree_natively("todate, gmtime, (gmtime | mktime)", seconds)
+
+
+def test_libjq_dates_ignore_the_local_time_zone() -> None:
+    # Why mktime may be used in definitions: libjq computes it with timegm, in UTC.
+    script = (
+        "import jq; print(jq.compile('[2024, 6, 1, 12] | mktime, "
+        '("2024-07-01T12:00:00Z" | fromdate | todate)\').input_value(None).all())'
+    )
+    env = {**os.environ, "TZ": "America/New_York"}
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[1719835200, '2024-07-01T12:00:00Z']"
+    _agree_natively("[2024, 6, 1, 12] | mktime", None)
