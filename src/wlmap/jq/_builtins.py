@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from wlmap.jq._arith import add
+from wlmap.jq._dates import fromdateiso8601, gmtime, mktime, todateiso8601
 from wlmap.jq._values import (
     JqError,
     Unsupported,
@@ -299,6 +300,12 @@ ZERO_ARG: dict[str, Callable[[Any], Any]] = {
     "flatten": flatten,
     "first": _first,
     "last": _last,
+    "fromdateiso8601": fromdateiso8601,
+    "fromdate": fromdateiso8601,
+    "todateiso8601": todateiso8601,
+    "todate": todateiso8601,
+    "mktime": mktime,
+    "gmtime": gmtime,
 }
 
 _TYPE_FILTERS: dict[str, Callable[[Any], bool]] = {

@@ -8,6 +8,7 @@ from typing import Any
 
 from wlmap.jq._arith import add, split_string
 from wlmap.jq._builtins import flatten, has, index_value, iterate
+from wlmap.jq._dates import strftime, strptime
 from wlmap.jq._values import JqError, Unsupported, describe, equal, is_number, tojson, truthy
 
 # jq kinds for containment: true and false are different kinds.
@@ -159,4 +160,6 @@ ONE_ARG: dict[str, Callable[[Any, Any], Any]] = {
     "getpath": getpath,
     "flatten": flatten_depth,
     "error": error,
+    "strptime": strptime,
+    "strftime": strftime,
 }

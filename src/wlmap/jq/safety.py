@@ -29,9 +29,10 @@ _BLOCKED_CALLS: dict[str, str] = {
     "get_jq_origin": "reads the jq location",
     "modulemeta": "reads modules from disk",
     "input_line": "reads other inputs",
+    # A view must depend only on the objects it is computed from (decision 12): ages are
+    # differences of the objects' own timestamps, never of the clock.
     "now": "reads the clock",
-    "localtime": "reads the clock",
-    "mktime": "depends on the local time zone",
+    "localtime": "depends on the local time zone",
     "strflocaltime": "depends on the local time zone",
     "repeat": "is an unbounded generator",
     "recurse": "is an unbounded generator",

@@ -118,6 +118,7 @@ LEAVES = [
     "empty", "-.", "ascii_downcase", "ascii_upcase", "unique", "min", "max", "flatten",
     "keys_unsorted", "any", "all", "tonumber", "fromjson", "floor", "utf8bytelength",
     "iterables", "scalars", "nulls", "booleans", "error", "$v.a", "$v.b[]",
+    "fromdateiso8601", "todate", "gmtime", "mktime", '"2024-02-29T23:59:60Z"',
 ]  # fmt: skip
 BINARY = ["|", ",", "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "//"]
 UNARY = [
@@ -128,6 +129,7 @@ UNARY = [
     "startswith({})", "ltrimstr({})", "rtrimstr({})", "endswith({})", "getpath({})",
     "add({})", "in({})", "flatten({})", "error({})", "({} as $x | $x)", "({} as $v | .a)",
     "[.[]?|{}]", '@json "v=\\({})"', "test(\"a\")", "{}[0]", "{}.a", "{}[]?",
+    "strptime({})", "strftime({})",
 ]  # fmt: skip
 
 

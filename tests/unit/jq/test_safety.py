@@ -51,6 +51,10 @@ def problems(text: str, *, allow_assignment: bool = False) -> list[str]:
         ("del(.a)", "del/1"),
         ('setpath(["a"]; 1)', "setpath/2"),
         ('delpaths([["a"]])', "delpaths/1"),
+        ("now", "now/0"),
+        ("now - (.metadata.creationTimestamp | fromdate)", "now/0"),
+        ("localtime", "localtime/0"),
+        ('strflocaltime("%H")', "strflocaltime/1"),
     ],
 )
 def test_blocked_construct_is_named(text: str, named: str) -> None:
@@ -120,6 +124,10 @@ def test_recursive_definitions_are_rejected(text: str) -> None:
         'getpath(["a"]) | splits(",") | ltrimstr("x") | @sh',
         'error("x")',
         "with_entries(.value |= tostring)",
+        # jq computes these in UTC, whatever the process's time zone
+        ".lastTransitionTime | fromdateiso8601 - (.creationTimestamp | fromdate)",
+        '.t | strptime("%Y-%m-%d") | mktime | todate',
+        '.t | gmtime | strftime("%Y-%m-%dT%H:%M:%SZ")',
     ],
 )
 def test_safe_programs_pass(text: str) -> None:
