@@ -10,7 +10,7 @@ of a kind some definition refers to are read through the workload, not reported 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,9 +60,6 @@ NOT_WORKLOADS = frozenset(
         "VolumeSnapshot",
         "ScaledObject",
         "ServiceMonitor",
-        # read through the workloads that refer to them (a TrainJob's runtime)
-        "ClusterTrainingRuntime",
-        "TrainingRuntime",
     }
 )
 
@@ -203,10 +200,3 @@ def selected(request: ReferenceRequest, obj: Mapping[str, Any]) -> bool:
         == str(owner.api_version or "").rpartition("/")[0]
     )
 
-
-def read_workloads(
-    registry: Registry, manifests: Sequence[Manifest], *, pods_listed: bool = False
-) -> tuple[list[Found], list[Manifest]]:
-    """Every workload among ``manifests`` with its view, and the objects no definition
-    covers (objects that never carry a workload, such as Services, are left out)."""
-    return WorkloadReader(registry, list(manifests), pods_listed=pods_listed).read()
