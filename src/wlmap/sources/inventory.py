@@ -7,7 +7,7 @@ workloads owned by another mapped workload can be told apart from top-level ones
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +41,21 @@ def controller_uid(obj: Mapping[str, Any]) -> str | None:
     return uid if isinstance(uid, str) else None
 
 
+def owner_chain(
+    obj: Mapping[str, Any], held: Callable[[str], dict[str, Any] | None]
+) -> Iterator[dict[str, Any]]:
+    """The controller owner chain of an object, nearest first, as far as ``held`` (an
+    object by uid) knows it, and at most ``MAX_OWNER_HOPS`` long."""
+    current: Mapping[str, Any] = obj
+    for _ in range(MAX_OWNER_HOPS):
+        uid = controller_uid(current)
+        owner = held(uid) if uid is not None else None
+        if owner is None:
+            return
+        yield owner
+        current = owner
+
+
 @dataclass
 class Inventory:
     """Objects indexed by uid, with pods and DRA claims set apart."""
@@ -70,17 +85,10 @@ class Inventory:
     ) -> dict[str, Any] | None:
         """An object of the dump by group, kind and name; a namespaced object must also be
         in ``namespace`` (cluster-scoped ones have none)."""
-        for manifest in self.manifests:
-            obj = manifest.obj
-            metadata = _metadata(obj)
-            if (
-                obj.get("kind") == kind
-                and str(obj.get("apiVersion", "")).rpartition("/")[0] == group
-                and metadata.get("name") == name
-                and metadata.get("namespace") in (None, namespace)
-            ):
-                return obj
-        return None
+        return next(
+            (o for o in self.of_kind(group, kind, namespace) if _metadata(o).get("name") == name),
+            None,
+        )
 
     def of_kind(
         self, group: str, kind: str, namespace: str | None, *, controller: str | None = None
@@ -109,14 +117,7 @@ class Inventory:
 
     def owners(self, obj: Mapping[str, Any]) -> Iterable[dict[str, Any]]:
         """The controller owner chain of an object, nearest first (as far as the dump holds it)."""
-        current: Mapping[str, Any] = obj
-        for _ in range(MAX_OWNER_HOPS):
-            uid = controller_uid(current)
-            owner = self.by_uid.get(uid) if uid else None
-            if owner is None:
-                return
-            yield owner
-            current = owner
+        return owner_chain(obj, self.by_uid.get)
 
     def is_top_level(
         self, obj: Mapping[str, Any], covered: Callable[[Mapping[str, Any]], bool]

@@ -199,4 +199,3 @@ def selected(request: ReferenceRequest, obj: Mapping[str, Any]) -> bool:
         and str(controller.get("apiVersion", "")).rpartition("/")[0]
         == str(owner.api_version or "").rpartition("/")[0]
     )
-

@@ -12,7 +12,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from wlmap.sources.inventory import MAX_OWNER_HOPS, controller_reference, controller_uid, uid_of
+from wlmap.sources.inventory import (
+    MAX_OWNER_HOPS,
+    controller_reference,
+    controller_uid,
+    owner_chain,
+    uid_of,
+)
 
 TypeKey = tuple[str, str, str | None]  # (group, kind, namespace)
 
@@ -108,16 +114,7 @@ class ObjectIndex:
 
     def owners(self, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The controller owner chain of an object held here, nearest first."""
-        chain: list[dict[str, Any]] = []
-        current: Mapping[str, Any] = obj
-        for _ in range(MAX_OWNER_HOPS):
-            uid = controller_uid(current)
-            owner = self._objects.get(uid) if uid is not None else None
-            if owner is None:
-                break
-            chain.append(owner)
-            current = owner
-        return chain
+        return list(owner_chain(obj, self._objects.get))
 
     def missing_owner(self, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """The owner reference where the object's chain leaves the index, if it does."""
