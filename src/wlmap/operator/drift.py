@@ -9,7 +9,6 @@ runs on the initial listing, i.e. at every start.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -81,9 +80,7 @@ async def sweep(state: State) -> None:
             assert resource is not None
             for obj in await list_objects(state.cluster, resource, namespace, WORKLOAD_UID_LABEL):
                 if state.serves_namespace((obj.get("metadata") or {}).get("namespace")):
-                    task = asyncio.get_running_loop().create_task(check(state, obj, None))
-                    state.later.add(task)
-                    task.add_done_callback(state.later.discard)
+                    state.spawn(check(state, obj, None))
 
 
 async def _workload_of(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import kopf
@@ -71,7 +71,7 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
                 state.discovery,
                 state.settings,
                 kinds,
-                lambda obj: _spawn(state, _queue_top_owner(state, obj)),
+                lambda obj: state.spawn(_queue_top_owner(state, obj)),
             )
             state.cache.start()
         if state.settings.leader_elect:
@@ -269,13 +269,6 @@ async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | N
         await OwnerLookup(state.cluster, state.discovery).complete(chain, [obj])
     mapped = [o for o in chain if is_mapped(state, o)]
     return mapped[-1] if mapped else None
-
-
-def _spawn(state: State, step: Coroutine[Any, Any, None]) -> None:
-    """Run a step beside the caller (a watch, which must not wait for reconciliations)."""
-    task = asyncio.get_running_loop().create_task(step)
-    state.later.add(task)
-    task.add_done_callback(state.later.discard)
 
 
 async def _patch_status(state: State, obj: Mapping[str, Any], status: Mapping[str, Any]) -> None:

@@ -4,7 +4,7 @@ definitions in use, the work queue, what was reported, and which namespaces are 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,13 @@ class State:
     leader: LeaderElection | None = None
     reconciled: int = 0
     failures: int = 0
+
+    def spawn(self, step: Coroutine[Any, Any, None]) -> None:
+        """Run a step beside the caller (a watch or a handler, which must not wait for it),
+        kept referenced until it ends."""
+        task = asyncio.get_running_loop().create_task(step)
+        self.later.add(task)
+        task.add_done_callback(self.later.discard)
 
     @property
     def writes(self) -> bool:

@@ -93,11 +93,7 @@ async def requeue(
                     continue
                 if not state.serves(obj):
                     continue
-                task = asyncio.get_running_loop().create_task(
-                    submit(state, str(meta.get("uid")), reconcile_step(state, obj))
-                )
-                state.later.add(task)
-                task.add_done_callback(state.later.discard)
+                state.spawn(submit(state, str(meta.get("uid")), reconcile_step(state, obj)))
 
 
 def owned_by_mapped(state: State, obj: Mapping[str, Any]) -> bool:
@@ -121,9 +117,7 @@ async def submit(state: State, key: str, step: Callable[[], Awaitable[Any]]) -> 
             return
         if await retrying(state, step):
             return
-        task = asyncio.get_running_loop().create_task(_later(state, key, step))
-        state.later.add(task)
-        task.add_done_callback(state.later.discard)
+        state.spawn(_later(state, key, step))
 
     await state.queue.submit(key, attempt)
 
