@@ -1,9 +1,9 @@
-"""Registry entries compiled for evaluation, on an engine chosen by where they came from.
+"""Registry entries compiled for evaluation, and the origin of entries read from a cluster.
 
-Definitions read from a cluster are untrusted input: their expressions run on the
-untrusted engine (bounded in time, memory and output size, libjq only in a killable worker
-process), as does every other definition not shipped with wlmap (see
-:func:`wlmap.workload.prepare`); the catalog runs on the shared in-process engine.
+Only the catalog's own definitions run on the shared in-process engine; every other one,
+a cluster object's among them, runs on the untrusted engine (bounded in time, memory and
+output size, libjq only in a killable worker process): :func:`wlmap.workload.prepare`
+chooses.
 
 This module needs no cluster client, so reading files never loads one.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from wlmap import jq
 from wlmap.definitions.registry import Entry
 from wlmap.workload import CompiledDefinition, prepare
 
@@ -30,12 +29,5 @@ def is_from_cluster(origin: str) -> bool:
 
 
 def prepare_entry(entry: Entry) -> CompiledDefinition:
-    """An entry's compiled definition: on the untrusted engine when it came from a
-    cluster (as every definition not shipped with wlmap is, see :func:`prepare`)."""
-    engine = untrusted_engine() if is_from_cluster(entry.origin) else None
-    return prepare(entry.definition, engine)
-
-
-def untrusted_engine() -> jq.Engine:
-    """The isolated engine that evaluates definitions read from a cluster."""
-    return jq.untrusted_engine()
+    """An entry's compiled definition, on the engine its definition is trusted with."""
+    return prepare(entry.definition)

@@ -12,7 +12,6 @@ from wlmap.sources.cluster.definitions import (
     parse_stored,
     prepare_entry,
     read_stored,
-    untrusted_engine,
 )
 from wlmap.sources.cluster.discovery import ApiResource, Discovery, discover
 from wlmap.sources.cluster.listing import list_many, list_objects
@@ -36,6 +35,5 @@ __all__ = [
     "prepare_entry",
     "read_snapshot",
     "read_stored",
-    "untrusted_engine",
     "watch_events",
 ]

@@ -28,7 +28,6 @@ from wlmap.sources.entries import (
     is_from_cluster,
     origin_of,
     prepare_entry,
-    untrusted_engine,
 )
 
 DEFINITION_TYPES = (
@@ -87,5 +86,4 @@ __all__ = [
     "parse_stored",
     "prepare_entry",
     "read_stored",
-    "untrusted_engine",
 ]
