@@ -23,12 +23,9 @@ from wlmap.sources.cluster import Cluster, Discovery
 from wlmap.sources.cluster.cache import CLAIMS, ClusterCache
 from wlmap.sources.inventory import uid_of
 
-WATCHED_KINDS: tuple[tuple[str, str], ...] = (
-    ("", "Pod"),
-    CLAIMS,
-    ("apps", "ReplicaSet"),
-    *INTERMEDIATE_OWNERS,
-)
+# The owners between pods and workloads (ReplicaSets first) come from the RBAC table that
+# grants their watches.
+WATCHED_KINDS: tuple[tuple[str, str], ...] = (("", "Pod"), CLAIMS, *INTERMEDIATE_OWNERS)
 
 
 def operator_cache(
