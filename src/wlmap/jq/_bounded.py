@@ -22,9 +22,9 @@ import regex
 
 from wlmap.jq._arith import add
 from wlmap.jq._builtins import ZERO_ARG, iterate
-from wlmap.jq._builtins_args import ONE_ARG
+from wlmap.jq._builtins_args import ONE_ARG, join
 from wlmap.jq._native_base import Ctl
-from wlmap.jq._values import LimitHit, is_number, tojson
+from wlmap.jq._values import LimitHit
 
 _CHARS_PER_CELL = 8
 # A regular expression gets at least this long, so a pattern compiled just before the
@@ -135,30 +135,9 @@ def total(items: Any, ctl: Ctl) -> Any:
 
 
 def _join(v: Any, sep: Any, ctl: Ctl) -> Any:
-    """``join(sep)`` in linear time: jq's definition adds the pieces one by one, which is
-    quadratic in Python (and has no step to check the deadline at). Errors are raised by
-    the very addition jq would fail at, so messages are the same."""
+    """``join(sep)`` with every item and separator charged."""
     walk(v, ctl)
-    parts: list[str] = []
-    first = True
-    for item in iterate(v):
-        ctl.charge(shallow(item) + shallow(sep))
-        if not first:
-            if type(sep) is str:
-                parts.append(sep)
-            elif sep is not None:
-                add("".join(parts), sep)  # raises jq's error
-        first = False
-        if item is None:
-            piece: Any = ""
-        elif item is True or item is False or is_number(item):
-            piece = tojson(item)
-        else:
-            piece = item
-        if type(piece) is not str:
-            add("".join(parts), piece)  # raises jq's error
-        parts.append(piece)
-    return "".join(parts)
+    return join(v, sep, lambda item: ctl.charge(shallow(item) + shallow(sep)))
 
 
 # Builtins that traverse their whole input (its tree is walked first) or build a result

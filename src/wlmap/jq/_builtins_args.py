@@ -9,7 +9,7 @@ from typing import Any
 from wlmap.jq._arith import add, split_string
 from wlmap.jq._builtins import flatten, has, index_value, iterate
 from wlmap.jq._dates import strftime, strptime
-from wlmap.jq._values import JqError, Unsupported, describe, equal, is_number, tojson, truthy
+from wlmap.jq._values import JqError, Unsupported, describe, equal, is_number, tojson
 
 # jq kinds for containment: true and false are different kinds.
 _KINDS = {type(None): 0, str: 3, list: 4, dict: 5, int: 6, float: 6}
@@ -75,18 +75,32 @@ def split(v: Any, sep: Any) -> list[str]:
     return split_string(v, sep)
 
 
-def join(v: Any, sep: Any) -> Any:
-    """``join(sep)`` as jq 1.8 defines it."""
-    total: Any = None
+def join(v: Any, sep: Any, charge: Callable[[Any], None] | None = None) -> Any:
+    """``join(sep)`` as jq 1.8 defines it, in linear time: jq adds the pieces one by one,
+    which is quadratic in Python. Errors are raised by the very addition jq would fail at,
+    so messages are the same. ``charge`` is told of each item first (the bounded
+    evaluator's budget)."""
+    parts: list[str] = []
+    first = True
     for item in iterate(v):
+        if charge is not None:
+            charge(item)
+        if not first:
+            if type(sep) is str:
+                parts.append(sep)
+            elif sep is not None:
+                add("".join(parts), sep)  # raises jq's error
+        first = False
         if item is None:
             piece: Any = ""
         elif item is True or item is False or is_number(item):
             piece = tojson(item)
         else:
             piece = item
-        total = add("" if total is None else add(total, sep), piece)
-    return total if truthy(total) else ""
+        if type(piece) is not str:
+            add("".join(parts), piece)  # raises jq's error
+        parts.append(piece)
+    return "".join(parts)
 
 
 def has_key(v: Any, key: Any) -> bool:
