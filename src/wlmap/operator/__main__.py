@@ -86,8 +86,8 @@ def main(
     log_format: str | None,
 ) -> None:
     """Keep gang-scheduling objects (KAI, Volcano, Workload API) for every mapped workload."""
-    base = Settings.from_environment()
     try:
+        base = Settings.from_environment()
         settings = Settings(
             target=target or base.target,
             namespaces=tuple(namespaces) or base.namespaces,

@@ -21,6 +21,8 @@ FIELD_MANAGER = "wlmap-operator"
 WORKLOAD_UID_LABEL = "wlmap.dev/workload-uid"
 # Where a pod finds its own namespace (the operator's namespace is never served).
 SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+# The words a boolean WLMAP_* variable may hold; anything else is a mistake worth naming.
+TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 
 # The gang objects the operator keeps for each target: (apiVersion, kind).
@@ -143,7 +145,14 @@ class Settings:
         ``WLMAP_CONTEXT``, ``WLMAP_HEALTH`` (empty: off), ``WLMAP_LOG_FORMAT`` (json or
         plain), ``WLMAP_KINDS``, ``WLMAP_LEADER_ELECT``, ``WLMAP_LEASE_NAMESPACE``,
         ``WLMAP_LEASE_SECONDS`` and ``WLMAP_CACHED_READS`` (false: off); the operator's
-        namespace from ``POD_NAMESPACE`` or the pod's service account."""
+        namespace from ``POD_NAMESPACE`` or the pod's service account.
+
+        Boolean variables take true/false, 1/0, yes/no or on/off in any case; an empty
+        variable means its default.
+
+        Raises:
+            ValueError: a variable holds a value of the wrong kind; the message names it.
+        """
         env = os.environ if environ is None else environ
         health = env.get("WLMAP_HEALTH", cls.health or "")
         return cls(
@@ -152,15 +161,15 @@ class Settings:
             namespace_selector=env.get("WLMAP_NAMESPACE_SELECTOR") or None,
             workload_selector=env.get("WLMAP_WORKLOAD_SELECTOR") or None,
             operator_namespace=env.get("POD_NAMESPACE") or _own_namespace(),
-            leader_elect=env.get("WLMAP_LEADER_ELECT", "").lower() in ("1", "true", "yes"),
+            leader_elect=_flag(env, "WLMAP_LEADER_ELECT", default=False),
             lease_namespace=env.get("WLMAP_LEASE_NAMESPACE") or None,
-            lease_seconds=float(env.get("WLMAP_LEASE_SECONDS") or cls.lease_seconds),
+            lease_seconds=_seconds(env, "WLMAP_LEASE_SECONDS", default=cls.lease_seconds),
             kubeconfig=env.get("KUBECONFIG") or None,
             context=env.get("WLMAP_CONTEXT") or None,
             health=health or None,
             log_json=env.get("WLMAP_LOG_FORMAT", "json") != "plain",
             kinds=_split(env.get("WLMAP_KINDS", "")),
-            cached_reads=env.get("WLMAP_CACHED_READS", "true").lower() not in FALSE_WORDS,
+            cached_reads=_flag(env, "WLMAP_CACHED_READS", default=True),
         )
 
 
@@ -180,6 +189,33 @@ def _own_namespace() -> str | None:
             return file.read().strip() or None
     except OSError:
         return None
+
+
+def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:
+    text = env.get(name, "").strip().lower()
+    if not text:
+        return default
+    if text in TRUE_WORDS:
+        return True
+    if text in FALSE_WORDS:
+        return False
+    raise ValueError(
+        f"{name}={env[name]!r} is not a boolean: expected one of "
+        f"{', '.join(sorted(TRUE_WORDS))} or {', '.join(sorted(FALSE_WORDS))}"
+    )
+
+
+def _seconds(env: Mapping[str, str], name: str, *, default: float) -> float:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name}={env[name]!r} is not a positive number of seconds")
+    return value
 
 
 def _split(text: str) -> tuple[str, ...]:
