@@ -92,6 +92,26 @@ def test_a_trainjob_gang_counts_the_nodes_its_runtime_runs(
         kube.delete(runtime)
 
 
+def test_a_trainjob_created_before_its_runtime_gets_its_gang_once_the_runtime_exists(
+    kube: Kube, namespace: str, operator: OperatorProcess
+) -> None:
+    # nothing about the TrainJob changes when its runtime is created: the operator must
+    # look again by itself, not wait for an event on the TrainJob
+    (runtime,) = load("kubeflow-trainingruntime/torch-distributed.yaml")
+    runtime["metadata"]["name"] = f"late-{namespace}"[:63]
+    (trainjob,) = load("kubeflow-trainjob/01-multi-node.yaml")
+    trainjob["spec"]["runtimeRef"]["name"] = runtime["metadata"]["name"]
+    kube.create(trainjob, namespace)
+    wait_for(lambda: "waiting" in operator.output(), "the operator waiting for the runtime")
+    assert groups(kube, namespace) == [], "no gang from a TrainJob whose pods are unknown"
+    try:
+        kube.create(runtime)
+        (group,) = wait_for(lambda: groups(kube, namespace), "the TrainJob's PodGroup")
+        assert min_member(group) == 3
+    finally:
+        kube.delete(runtime)
+
+
 def test_a_deleted_workload_loses_its_podgroup(
     kube: Kube, namespace: str, operator: OperatorProcess
 ) -> None:

@@ -46,6 +46,9 @@ class Outcome:
         evaluation_failure: why the gang inputs cannot be trusted (nothing was written),
             or None when the workload evaluated cleanly.
         refusals: what to tell the user (evaluation failures, names taken, refusals).
+        waiting_for: references the workload names whose objects do not exist yet (a
+            TrainJob created before its runtime): nothing else announces their arrival,
+            so the caller looks again later.
     """
 
     applied: int
@@ -54,6 +57,7 @@ class Outcome:
     origin: str = ""
     evaluation_failure: str | None = None
     refusals: tuple[Refusal, ...] = ()
+    waiting_for: tuple[str, ...] = ()
 
 
 async def reconcile(
@@ -89,7 +93,8 @@ async def reconcile(
         # a gang from failed inputs has the wrong minimum: keep what is there, write nothing
         failure = f"definition {entry.origin}: " + "; ".join(view.gang_issues)
         refusal = Refusal("EvaluationFailed", f"gang objects not written: {failure}")
-        return Outcome(0, 0, 0, entry.origin, failure, (refusal,))
+        waiting = view.missing_references
+        return Outcome(0, 0, 0, entry.origin, failure, (refusal,), waiting)
     uid = str(meta.get("uid"))
     kinds = {(str(o["apiVersion"]), str(o["kind"])) for o in desired.objects}
     owned = await owned_objects(

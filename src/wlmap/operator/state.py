@@ -29,6 +29,8 @@ class State:
     queue: WorkQueue = field(default_factory=WorkQueue)
     later: set[asyncio.Task[None]] = field(default_factory=set)
     reports: Reports = field(default_factory=Reports)
+    waiting: dict[str, float] = field(default_factory=dict)  # uid: last delay before a recheck
+    rechecks: set[str] = field(default_factory=set)  # uids with a recheck planned
     kinds: set[tuple[str, str]] = field(default_factory=set)
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     leader: LeaderElection | None = None

@@ -22,6 +22,11 @@ from wlmap.sources.inventory import controller_reference
 log = logging.getLogger("wlmap.operator")
 RETRIES = 6
 RETRY_LATER_SECONDS = 30.0
+# A workload waiting for an object it references is looked at again after these delays,
+# doubling from the first to the last and staying there (the operator may not watch the
+# referenced kind: its RBAC grants only get on it).
+WAIT_FIRST_SECONDS = 5.0
+WAIT_LAST_SECONDS = 300.0
 
 
 def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitable[None]]:
@@ -35,8 +40,45 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
         )
         if outcome is not None:
             await _report(state, obj, outcome)
+        _wait_for_references(state, obj, outcome)
 
     return step
+
+
+def _wait_for_references(state: State, obj: Mapping[str, Any], outcome: Outcome | None) -> None:
+    """Look at a workload again later while an object it references is missing, with a
+    delay that doubles each time; forget the delay once the references are there."""
+    uid = str((obj.get("metadata") or {}).get("uid"))
+    if outcome is None or not outcome.waiting_for:
+        state.waiting.pop(uid, None)
+        return
+    if uid in state.rechecks:
+        return  # one look is already planned; other events must not start more
+    delay = state.waiting.get(uid)
+    delay = WAIT_FIRST_SECONDS if delay is None else min(2 * delay, WAIT_LAST_SECONDS)
+    state.waiting[uid] = delay
+    log.info(
+        "waiting %.0f s for %s",
+        delay,
+        ", ".join(f"${name}" for name in outcome.waiting_for),
+        extra={"workload": _workload_name(obj)},
+    )
+
+    async def again() -> None:
+        try:
+            await asyncio.sleep(delay)
+        finally:
+            state.rechecks.discard(uid)
+        if uid in state.waiting:  # not deleted, nor evaluated cleanly, meanwhile
+            await submit(state, uid, reconcile_step(state, obj))
+
+    state.rechecks.add(uid)
+    state.spawn(again())
+
+
+def _workload_name(obj: Mapping[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    return f"{obj.get('kind')}/{meta.get('namespace')}/{meta.get('name')}"
 
 
 async def _report(state: State, obj: Mapping[str, Any], outcome: Outcome) -> None:
@@ -50,7 +92,7 @@ async def _report(state: State, obj: Mapping[str, Any], outcome: Outcome) -> Non
             "%s: %s",
             refusal.reason,
             refusal.message,
-            extra={"workload": f"{obj.get('kind')}/{meta.get('namespace')}/{meta.get('name')}"},
+            extra={"workload": _workload_name(obj)},
         )
         await post_event(state.cluster, obj, refusal)
     if state.reports.evaluated(outcome.origin, uid, outcome.evaluation_failure):
@@ -64,6 +106,7 @@ async def forget_workload(state: State, obj: Mapping[str, Any]) -> None:
     assert state.cluster is not None and state.discovery is not None
     await forget(state.cluster, state.discovery, state.settings, obj)
     uid = str((obj.get("metadata") or {}).get("uid"))
+    state.waiting.pop(uid, None)
     state.reports.reported.pop(uid, None)
     for origin, failing in list(state.reports.failing.items()):
         if uid in failing and state.reports.evaluated(origin, uid, None):
