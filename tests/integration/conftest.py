@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.corpus import corpus_path
+from tests.integration import grove as grove_crds
 from tests.integration.kube import Kube
 from tests.integration.operator_process import OperatorProcess
 from tests.integration.testcluster import BuildUnavailable, TestCluster, build_binaries, remove
@@ -98,3 +99,13 @@ def operator(cluster: TestCluster, namespace: str, tmp_path: Path) -> Iterator[O
         yield process.start()
     finally:
         process.stop()
+
+
+@pytest.fixture
+def grove(kube: Kube, tmp_path: Path) -> Iterator[None]:
+    """Grove's CRDs installed for the test: the PodCliqueSet's and its children's."""
+    names = grove_crds.install(kube, tmp_path)
+    try:
+        yield
+    finally:
+        kube.remove_crds(names)

@@ -27,6 +27,7 @@ from wlmap.sources.cluster.object_index import ObjectIndex, type_key
 from wlmap.sources.cluster.snapshot import ORIGIN, Snapshot, referenced_objects
 from wlmap.sources.inventory import uid_of
 from wlmap.sources.manifests import Manifest
+from wlmap.sources.selectors import matches, parse_selector
 
 SYNC_SECONDS = 30.0
 CLAIMS = ("resource.k8s.io", "ResourceClaim")
@@ -71,6 +72,7 @@ class ClusterCache:
             for namespace in (namespaces if resource.namespaced else (None,))
         ]
         self._fed = set(fed)
+        self._namespaces = tuple(namespaces)
         self._unreadable: set[str] = set()  # uids of owners a GET did not give
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -161,11 +163,34 @@ class ClusterCache:
         snapshot = Snapshot(pods_listed=self.keeps("", "Pod"))
         seen = {uid_of(o) for o in objects}
         referenced = await referenced_objects(
-            self._cluster, discovery, registry, [current], snapshot
+            self._cluster, discovery, registry, [current], snapshot, held=self._selection
         )
         objects.extend(o for o in referenced if uid_of(o) is None or uid_of(o) not in seen)
         snapshot.manifests = [Manifest(obj, ORIGIN) for obj in objects]
         return snapshot
+
+    def _selection(
+        self, resource: ApiResource, namespace: str | None, selector: str | None
+    ) -> list[dict[str, Any]] | None:
+        """A selection (a PodCliqueSet's PodCliques) answered from the watched objects,
+        or None when they are not all here: a type not watched, a namespace outside the
+        watched ones, or a selector form only the server evaluates."""
+        watched = (
+            not resource.namespaced
+            or None in self._namespaces
+            or (namespace is not None and namespace in self._namespaces)
+        )
+        if not self.keeps(resource.group, resource.kind) or not watched:
+            return None
+        try:
+            requirements = parse_selector(selector or "")
+        except ValueError:
+            return None
+        return [
+            obj
+            for obj in self.index.of_type(resource.group, resource.kind, namespace)
+            if matches((obj.get("metadata") or {}).get("labels") or {}, requirements)
+        ]
 
     async def _workload(self, workload: Mapping[str, Any]) -> dict[str, Any]:
         group, kind, namespace = type_key(workload)

@@ -8,7 +8,7 @@ cluster exactly as it reads ``kubectl get -o yaml`` output.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,16 +140,23 @@ def _namespaces(scope: Scope, workloads: Sequence[dict[str, Any]]) -> list[str |
     return [scope.namespace]
 
 
+# Answers a selection (type, namespace, label selector) from objects already held, or
+# None when they are not all held and the server must be asked.
+HeldSelection = Callable[[ApiResource, str | None, str | None], list[dict[str, Any]] | None]
+
+
 async def referenced_objects(
     cluster: Cluster,
     discovery: Discovery,
     registry: Registry,
     workloads: Sequence[dict[str, Any]],
     snapshot: Snapshot,
+    held: HeldSelection | None = None,
 ) -> list[dict[str, Any]]:
     """Objects that definitions refer to: each named one fetched once (a TrainJob's
     runtime), each selection listed once per namespace and label selector (a PodCliqueSet's
-    PodCliques); the input reader keeps those a selection's owner rule admits."""
+    PodCliques), unless ``held`` answers it from memory; the input reader keeps those a
+    selection's owner rule admits."""
     named: dict[tuple[str, str, str, str | None], ApiResource] = {}
     selections: dict[tuple[ApiResource, str | None, str | None], None] = {}
     for obj in workloads:
@@ -183,6 +190,9 @@ async def referenced_objects(
     async def select(
         resource: ApiResource, namespace: str | None, selector: str | None
     ) -> list[dict[str, Any]]:
+        answer = None if held is None else held(resource, namespace, selector)
+        if answer is not None:
+            return answer
         try:
             return await list_objects(cluster, resource, namespace, selector)
         except ApiError as exc:
@@ -214,6 +224,7 @@ def _refusal(resource: ApiResource, error: ApiError, namespace: str | None) -> s
 __all__ = [
     "ORIGIN",
     "ClusterError",
+    "HeldSelection",
     "Scope",
     "Snapshot",
     "read_snapshot",
