@@ -3,8 +3,10 @@
 The policy of "Beware of Fragmentation" (USENIX ATC '23), as run in its published
 simulator with ``-gpusel FGD``:
 
-- Target workload: the pod shapes of the run's workload that cover 95 % of its pods,
-  weighted by pod count, CPU-only pods included (see ``fragmentation``).
+- Target workload: the pod shapes of the trace that cover 95 % of its pods, weighted by
+  pod count, CPU-only pods included (see ``fragmentation``). The published simulator
+  counts the trace before it is topped up to the run's size; the tuned list repeats
+  trace pods under their own names, so counting each name once gives the same counts.
 - Node score: ``int(100 * sigmoid((F_before - F_after) / 1000))`` where ``F`` is the
   node's expected fragmentation before and after placing the pod. The published
   scheduler keeps this integer, so nodes whose fragmentation increase differs by less than
@@ -39,9 +41,14 @@ from .fragmentation import (
     target_workload,
 )
 
-__all__ = ["FGDPolicy", "node_tie_rank"]
+__all__ = ["FGDPolicy", "distinct_pods", "node_tie_rank"]
 
 _MILLI = 1000
+
+
+def distinct_pods(workload: Sequence[Pod]) -> list[Pod]:
+    """Each pod name once: the trace behind a tuned list (top-ups repeat trace pods)."""
+    return list({pod.name: pod for pod in workload}.values())
 
 
 def node_tie_rank(count: int, seed: int) -> IntArray:
@@ -74,7 +81,7 @@ class FGDPolicy:
     # -- hooks a derived policy may override -------------------------------------------
 
     def _build_target(self, state: ClusterState, workload: Sequence[Pod]) -> TargetWorkload:
-        return target_workload(workload, state.models)
+        return target_workload(distinct_pods(workload), state.models)
 
     def _measure(
         self, cpu_free: IntArray, memory_free: IntArray, gpu_free: IntArray, node_model: IntArray
@@ -82,6 +89,14 @@ class FGDPolicy:
         """Expected fragmentation of ``k`` node states (lower is better)."""
         assert self._target is not None
         return fragmentation(self._target, cpu_free, gpu_free, node_model)
+
+    def _penalty(self, state: ClusterState, pod: Pod, idx: IntArray) -> FloatArray | float:
+        """Extra cost (GPU-milli) of placing ``pod`` on nodes ``idx``; FGD has none."""
+        return 0.0
+
+    def _gap_penalty(self, pod: Pod, gap: IntArray) -> FloatArray | float:
+        """Extra cost (GPU-milli) of putting a shared pod on GPUs with ``gap`` milli free."""
+        return 0.0
 
     def _score(self, gain: FloatArray) -> FloatArray:
         """Score from the fragmentation decrease ``F_before - F_after`` (higher wins)."""
@@ -150,16 +165,15 @@ class FGDPolicy:
         memory = state.memory_free[idx] - pod.memory_mib
         gpu = state.gpu_free[idx]
         model = state.node_model[idx]
-        before = self._frag[idx]
+        before = self._frag[idx] - self._penalty(state, pod, idx)
+        none = np.zeros(len(idx), dtype=np.int64)
         if pod.num_gpu == 0:
-            return self._score(before - self._measure(cpu, memory, gpu, model)), np.zeros(
-                len(idx), dtype=np.int64
-            )
+            return self._score(before - self._measure(cpu, memory, gpu, model)), none
         if pod.gpu_milli >= _MILLI:
             whole = gpu == _MILLI
             taken = whole & (np.cumsum(whole, axis=1) <= pod.num_gpu)
             after = self._measure(cpu, memory, np.where(taken, 0, gpu), model)
-            return self._score(before - after), np.zeros(len(idx), dtype=np.int64)
+            return self._score(before - after), none
         # Shared pod: one candidate per GPU; a GPU with the same free milli as a
         # lower-indexed one gives the same state, so only the first of them is tried.
         k, g = gpu.shape
@@ -170,6 +184,7 @@ class FGDPolicy:
         trial = gpu[rows].copy()
         trial[np.arange(len(rows)), cols] -= pod.gpu_milli
         after = self._measure(cpu[rows], memory[rows], trial, model[rows])
+        after = after + self._gap_penalty(pod, gpu[rows, cols])
         table = np.full((k, g), -np.inf)
         table[rows, cols] = self._score(before[rows] - after)
         choice: IntArray = np.argmax(table, axis=1).astype(np.int64)
