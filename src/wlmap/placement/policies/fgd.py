@@ -31,6 +31,7 @@ import numpy as np
 
 from ..model import Placement, Pod
 from ..state import ClusterState
+from ._common import tie_rank
 from .fragmentation import (
     FloatArray,
     IntArray,
@@ -41,7 +42,7 @@ from .fragmentation import (
     target_workload,
 )
 
-__all__ = ["FGDPolicy", "distinct_pods", "node_tie_rank"]
+__all__ = ["FGDPolicy", "distinct_pods"]
 
 _MILLI = 1000
 
@@ -49,12 +50,6 @@ _MILLI = 1000
 def distinct_pods(workload: Sequence[Pod]) -> list[Pod]:
     """Each pod name once: the trace behind a tuned list (top-ups repeat trace pods)."""
     return list({pod.name: pod for pod in workload}.values())
-
-
-def node_tie_rank(count: int, seed: int) -> IntArray:
-    """Rank of each node in the per-seed tie-break order (0 wins)."""
-    rank: IntArray = np.random.default_rng(seed).permutation(count).astype(np.int64)
-    return rank
 
 
 @dataclass
@@ -109,7 +104,7 @@ class FGDPolicy:
         """Derive the target workload, the tie order and every node's fragmentation."""
         self._target = self._build_target(state, workload)
         n = len(state.nodes)
-        self._rank = node_tie_rank(n, seed)
+        self._rank = tie_rank(n, seed)
         self._frag = self._measure(
             state.cpu_free, state.memory_free, state.gpu_free, state.node_model
         )

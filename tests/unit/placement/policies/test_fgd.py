@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from wlmap.placement.model import Node, Placement, Pod
-from wlmap.placement.policies.fgd import FGDPolicy, node_tie_rank
+from wlmap.placement.policies._common import tie_rank
+from wlmap.placement.policies.fgd import FGDPolicy
 from wlmap.placement.policy import make_policy
 from wlmap.placement.state import ClusterState
 
@@ -51,7 +52,7 @@ def test_ties_go_to_the_first_node_of_the_seeded_order() -> None:
     # Two identical empty nodes give equal scores; the per-seed permutation decides.
     for seed in range(42, 52):
         policy, state = start([g2("n0"), g2("n1")], seed)
-        first = int(node_tie_rank(2, seed).argmin())
+        first = int(tie_rank(2, seed).argmin())
         assert place(policy, state, B) == Placement(first, (0,))
 
 

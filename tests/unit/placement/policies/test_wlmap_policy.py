@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from wlmap.placement.model import Node, Placement, Pod
-from wlmap.placement.policies.fgd import FGDPolicy, node_tie_rank
+from wlmap.placement.policies._common import tie_rank
+from wlmap.placement.policies.fgd import FGDPolicy
 from wlmap.placement.policies.wlmap_policy import WlmapPolicy, gap_waste
 from wlmap.placement.policy import make_policy
 from wlmap.placement.state import ClusterState
@@ -35,7 +36,7 @@ def test_gpu_pod_avoids_the_node_whose_cpu_it_would_exhaust() -> None:
     # wlmap, "lean": after, 1000 m free but 4000 m CPU feeds 500 m: 500 stranded,
     #   gain 1000 - 500 = 500 -> 62. "rich": 52 cores feed all: gain 1000 -> 73.
     for seed in SEEDS:
-        first = int(node_tie_rank(2, seed).argmin())
+        first = int(tie_rank(2, seed).argmin())
         assert choose(FGDPolicy(), nodes, trace, pod, seed) == Placement(first, (0,))
         assert choose(WlmapPolicy(), nodes, trace, pod, seed) == Placement(1, (0,))
 
@@ -50,7 +51,7 @@ def test_unrestricted_pod_leaves_a_contested_model_alone() -> None:
     nodes = [node("t4", 64_000, "T4"), node("g2", 64_000, "G2")]
     pod = Pod("p", cpu_milli=1000, memory_mib=1, num_gpu=1, gpu_milli=1000)
     for seed in SEEDS:
-        first = int(node_tie_rank(2, seed).argmin())
+        first = int(tie_rank(2, seed).argmin())
         assert choose(FGDPolicy(), nodes, trace, pod, seed) == Placement(first, (0,))
         assert choose(WlmapPolicy(), nodes, trace, pod, seed) == Placement(1, (0,))
 
