@@ -131,3 +131,26 @@ class WriteBackError(WlmapError):
 
 class WorkloadShapeError(WlmapError):
     """An object does not have the shape its definition describes (e.g. id/spec count mismatch)."""
+
+
+class PlacementInputError(WlmapError):
+    """A placement input (node list, pod list) has a bad value, located to file, row and column.
+
+    Attributes:
+        file: the file the value came from.
+        row: 1-based line number in the file (the header is line 1), or None for the whole file.
+        column: the column name, or None when the problem is the row or file as a whole.
+        reason: what is wrong and what was expected.
+    """
+
+    def __init__(self, reason: str, *, file: str, row: int | None, column: str | None) -> None:
+        self.reason = reason
+        self.file = file
+        self.row = row
+        self.column = column
+        where = file
+        if row is not None:
+            where += f" row {row}"
+        if column is not None:
+            where += f" column {column!r}"
+        super().__init__(f"{where}: {reason}")

@@ -15,6 +15,7 @@ from wlmap.errors import (
     DefinitionError,
     ManifestError,
     NoDefinitionError,
+    PlacementInputError,
     WlmapError,
     WorkloadNotFoundError,
 )
@@ -39,6 +40,7 @@ HELP = (
 _CODES: list[tuple[type[WlmapError], int]] = [
     (DefinitionError, INVALID_DEFINITION),
     (ManifestError, UNREADABLE_INPUT),
+    (PlacementInputError, UNREADABLE_INPUT),
     (NoDefinitionError, NO_DEFINITION),
     (WorkloadNotFoundError, NOT_FOUND),
     (ClusterError, CLUSTER),

@@ -1,0 +1,1 @@
+"""The placement policies, one module each; create them by name with ``make_policy``."""

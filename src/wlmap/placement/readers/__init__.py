@@ -1,0 +1,1 @@
+"""Readers that turn trace and cluster files into placement nodes and pods."""
