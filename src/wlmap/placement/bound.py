@@ -1,8 +1,12 @@
 """The offline upper bound on GPU allocation: no policy placing the same pods can do better.
 
 Given the nodes and an arrival sequence (the tuned pod list of one trace and seed), the
-bound at an arrived share ``a`` is the optimum of a linear program that knows every pod
-that has arrived by ``a`` in advance and may choose which of them to place. It is the LP
+bound at an arrived percent ``a`` is the optimum of a linear program that knows every pod
+that has arrived by then in advance and may choose which of them to place. "Arrived by
+``a``" follows the simulator's rows (``metrics.arrival_rows``): every pod whose arrived GPU
+request, in percent of capacity rounded half to even, is at most ``a`` (at most ``a + 1``
+when no pod rounds to ``a``, where the simulator's row borrows its neighbours), so the
+bound at ``a`` is at least every allocation the row at ``a`` averages. It is the LP
 relaxation of the multi-dimensional packing problem, aggregated so that it stays small:
 
 - a *node class* is the set of nodes with the same CPU, memory, GPU count and GPU model;
@@ -60,8 +64,8 @@ class BoundPoint:
 
     Attributes:
         arrived_percent: the arrived share asked for, in percent of the GPU capacity.
-        arrived_gpu_milli: GPU thousandths requested by the pods arrived by then (the
-            longest prefix of the sequence whose demand stays within the share).
+        arrived_gpu_milli: GPU thousandths requested by the pods arrived by then (see the
+            module docstring).
         bound_gpu_milli: no placement of those pods allocates more GPU thousandths.
         capacity_gpu_milli: the cluster's GPUs times 1000.
     """
@@ -176,12 +180,15 @@ def offline_bound(
 
     demand = [p.num_gpu * p.gpu_milli for p in pods]
     arrived = list(accumulate(demand))
-    scaled = [a * 100 for a in arrived]  # compared with level * capacity, in whole numbers
+    # the simulator's grouping: arrived percent rounded half to even (``round`` does so)
+    group = [round(a / capacity * 100.0) for a in arrived] if capacity else [0] * len(arrived)
     counts = [0] * len(shapes)
     taken = 0
     points = []
     for level in sorted(set(levels)):
-        end = bisect_right(scaled, level * capacity)  # the longest prefix within the share
+        end = bisect_right(group, level)
+        if end == bisect_right(group, level - 1):  # no pod rounds to the level
+            end = bisect_right(group, level + 1)
         for index in shape_of[taken:end]:
             if index >= 0:
                 counts[index] += 1
