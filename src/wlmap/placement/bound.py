@@ -181,14 +181,14 @@ def offline_bound(
     demand = [p.num_gpu * p.gpu_milli for p in pods]
     arrived = list(accumulate(demand))
     # the simulator's grouping: arrived percent rounded half to even (``round`` does so)
-    group = [round(a / capacity * 100.0) for a in arrived] if capacity else [0] * len(arrived)
+    rounded = [round(a / capacity * 100.0) for a in arrived] if capacity else [0] * len(arrived)
     counts = [0] * len(shapes)
     taken = 0
     points = []
     for level in sorted(set(levels)):
-        end = bisect_right(group, level)
-        if end == bisect_right(group, level - 1):  # no pod rounds to the level
-            end = bisect_right(group, level + 1)
+        end = bisect_right(rounded, level)
+        if end == bisect_right(rounded, level - 1):  # no pod rounds to the level
+            end = bisect_right(rounded, level + 1)
         for index in shape_of[taken:end]:
             if index >= 0:
                 counts[index] += 1
@@ -213,7 +213,11 @@ class _Program:
     def __init__(self, classes: list[tuple[_NodeClass, int]], shapes: list[_Shape]) -> None:
         import numpy as np  # noqa: PLC0415 - the solver stack loads only when a bound is asked for
         from highspy import ObjSense, kHighsInf  # noqa: PLC0415
-        from highspy._core import _Highs  # noqa: PLC0415
+
+        try:
+            from highspy._core import _Highs  # noqa: PLC0415
+        except ImportError:  # older releases expose only the binding itself, as Highs
+            from highspy import Highs as _Highs  # noqa: PLC0415
 
         columns = [
             (s, k)
