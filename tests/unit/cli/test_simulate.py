@@ -97,11 +97,11 @@ def test_a_pod_no_node_can_take_is_reported_without_a_node(
 
 
 def test_allocation_curve_with_the_bound_above_the_policy(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     results = tmp_path / "results.csv"
-    code, out, err = run(
-        capsys,
+    code, out, err = run(  # capfd: the solver's own output would bypass sys.stdout
+        capfd,
         "simulate",
         "--nodes",
         str(openb("gpu_node")),
