@@ -225,3 +225,29 @@ def test_usage_errors(capsys: pytest.CaptureFixture[str], args: list[str], says:
     code, _, err = run(capsys, "simulate", *args)
     assert code == USAGE
     assert says in err
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_drawn_on_a_terminal_and_cleared(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wlmap.cli.commands._simulation import Progress  # noqa: PLC0415 - the unit under test
+
+    screen = Terminal()
+    monkeypatch.setattr("sys.stderr", screen)
+    monkeypatch.delenv("CI", raising=False)
+    progress = Progress(4)
+    progress.step("bestfit seed 42")
+    progress.step("bestfit seed 43")
+    progress.close()
+    drawn = screen.getvalue()
+    assert "[--------------------] 0/4 bestfit seed 42" in drawn
+    assert "[#####---------------] 1/4 bestfit seed 43" in drawn
+    assert drawn.endswith("\r\x1b[K")
+    monkeypatch.setenv("CI", "1")
+    quiet = Terminal()
+    monkeypatch.setattr("sys.stderr", quiet)
+    Progress(2).step("random seed 1")
+    assert quiet.getvalue() == ""
