@@ -5,12 +5,12 @@ the packing argument is simple."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import combinations
 
 import pytest
 
-from wlmap.placement.bound import dff, offline_bound
+from wlmap.placement.bound import DFF_ORDERS, dff, offline_bound
 from wlmap.placement.model import Node, Pod
 
 FULL = 1000
@@ -87,7 +87,7 @@ def random_instance(rng: random.Random) -> tuple[list[Node], list[Pod]]:
     pods = []
     for i in range(rng.randint(1, 6)):
         num_gpu = rng.choice([0, 1, 1, 1, 2, 4])
-        milli = FULL if num_gpu != 1 else rng.choice([100, 250, 400, 500, 600, 750, 1000])
+        milli = FULL if num_gpu != 1 else rng.choice([100, 190, 250, 400, 470, 500, 600, 810, 1000])
         models = rng.choice([None, None, frozenset({"G2"}), frozenset({"T4", "G2"})])
         cpu = rng.choice([500, 1000, 3000, 6000])
         mem = rng.choice([512, 2048, 6000])
@@ -149,14 +149,31 @@ def test_cpu_only_pods_and_gpu_less_clusters_give_zero() -> None:
     )
 
 
-@pytest.mark.parametrize("order", [1, 2, 3])
+# the per-GPU shares of the openb traces, in thousandths
+OPENB_SHARES = (50, 110, 140, 160, 220, 230, 270, 290, 320, 330, 350, 370, 440, 460, 470, 480)
+OPENB_SHARES += (550, 590, 650, 810, 1000)
+
+
+def fillings(sizes: Sequence[int], room: int, start: int = 0) -> Iterator[list[int]]:
+    """Every multiset of ``sizes`` that fits in ``room``."""
+    yield []
+    for index in range(start, len(sizes)):
+        if sizes[index] <= room:
+            for rest in fillings(sizes, room - sizes[index], index):
+                yield [sizes[index], *rest]
+
+
+@pytest.mark.parametrize("order", DFF_ORDERS)
 def test_dual_feasible_functions_never_overfill_a_gpu(order: int) -> None:
-    # every way to fill one GPU with shares of 50 thousandths keeps the f-values within it
-    shares = range(50, 1001, 50)
-    for first in shares:
-        for second in shares:
-            rest = FULL - first - second
-            if rest < 0:
-                continue
-            total = dff(first, order) + dff(second, order) + (dff(rest, order) if rest else 0)
-            assert total <= FULL + 1e-9
+    # every way to fill one GPU with openb shares, or with multiples of 50 thousandths
+    for sizes in (OPENB_SHARES, tuple(range(50, 1001, 50))):
+        for filling in fillings(sizes, FULL):
+            assert sum(dff(share, order) for share in filling) <= FULL + 1e-9, filling
+
+
+def test_shares_that_leave_a_small_gap_cannot_fill_it_with_larger_pods() -> None:
+    # 810 leaves 190: the 470s cannot join it, so two GPUs hold 810 + (470 + 470) at best
+    nodes = [node("n", 2)]
+    pods = [pod("a", 1, 810), pod("b", 1, 810), pod("c", 1, 470), pod("d", 1, 470)]
+    assert best_placement(nodes, pods) == 1750
+    assert offline_bound(nodes, pods, levels=[10**6]).points[0].bound_gpu_milli == 1750
