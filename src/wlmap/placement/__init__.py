@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from wlmap.placement.model import Node, Placement, Pod
     from wlmap.placement.policy import POLICIES, Policy, make_policy
     from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
+    from wlmap.placement.simulator import SimulationResult, simulate
     from wlmap.placement.state import ClusterState
 
 _WHERE = {
@@ -27,6 +28,8 @@ _WHERE = {
     "tune_to_capacity": "wlmap.placement.arrivals",
     "read_openb_nodes": "wlmap.placement.readers.openb",
     "read_openb_pods": "wlmap.placement.readers.openb",
+    "SimulationResult": "wlmap.placement.simulator",
+    "simulate": "wlmap.placement.simulator",
 }
 
 
@@ -44,8 +47,10 @@ __all__ = [
     "Placement",
     "Pod",
     "Policy",
+    "SimulationResult",
     "make_policy",
     "read_openb_nodes",
     "read_openb_pods",
+    "simulate",
     "tune_to_capacity",
 ]
