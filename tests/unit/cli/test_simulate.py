@@ -189,6 +189,16 @@ def test_bad_pod_lists_name_file_row_and_column(
     assert says in err
 
 
+def test_allocation_on_a_cluster_without_gpus_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    nodes = tmp_path / "cpu.csv"
+    nodes.write_text(NODE_HEADER + "c,8000,16384,0,\n", encoding="utf-8")
+    code, out, err = run(capsys, "simulate", "--nodes", str(nodes), "--pods", str(openb("default")))
+    assert (code, out) == (UNREADABLE_INPUT, "")
+    assert err.startswith(f"error: {nodes}: no node has a GPU")
+
+
 def test_a_workload_asking_for_a_model_no_node_has_is_named(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -18,6 +18,7 @@ import click
 
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option
+from wlmap.errors import PlacementInputError
 
 if TYPE_CHECKING:
     from wlmap.cli.commands._simulation import PodSource
@@ -141,6 +142,14 @@ def simulate(
         names = [n for n in names if n != run.BOUND]
         rows = run.placement_rows(cluster, source, names, chosen)
     else:
+        if not any(n.gpus for n in cluster):
+            raise PlacementInputError(
+                "no node has a GPU; the allocation is measured against the GPU capacity "
+                "(--placements reports where the pods go)",
+                file=nodes,
+                row=None,
+                column=None,
+            )
         rows = run.curve_rows(cluster, source, names, chosen, ratio)
     text = _render(rows, fmt)
     if output_file:
