@@ -199,6 +199,17 @@ def test_allocation_on_a_cluster_without_gpus_is_bad_input(
     assert err.startswith(f"error: {nodes}: no node has a GPU")
 
 
+def test_allocation_of_workloads_without_gpus_is_bad_input(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    jobset = corpus_path(JOBSET)
+    code, out, err = run(
+        capsys, "simulate", "--nodes", str(openb("gpu_node")), "-f", str(jobset), "--allocation"
+    )
+    assert (code, out) == (UNREADABLE_INPUT, "")
+    assert err.startswith(f"error: {jobset}: no pod asks for a GPU")
+
+
 def test_a_workload_asking_for_a_model_no_node_has_is_named(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

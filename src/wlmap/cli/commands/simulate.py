@@ -150,6 +150,14 @@ def simulate(
                 row=None,
                 column=None,
             )
+        if not any(p.num_gpu for p in source.pods):
+            raise PlacementInputError(
+                "no pod asks for a GPU, so none can fill the GPU capacity "
+                "(--placements reports where the pods go)",
+                file=source.file or ", ".join(files),
+                row=None,
+                column=None,
+            )
         rows = run.curve_rows(cluster, source, names, chosen, ratio)
     text = _render(rows, fmt)
     if output_file:
