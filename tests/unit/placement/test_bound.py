@@ -150,8 +150,10 @@ def test_cpu_only_pods_and_gpu_less_clusters_give_zero() -> None:
 
 
 # the per-GPU shares of the openb traces, in thousandths
-OPENB_SHARES = (50, 110, 140, 160, 220, 230, 270, 290, 320, 330, 350, 370, 440, 460, 470, 480)
-OPENB_SHARES += (550, 590, 650, 810, 1000)
+OPENB_SHARES = (
+    *(50, 110, 140, 160, 220, 230, 270, 290, 320, 330, 350, 370, 440, 460, 470, 480),
+    *(550, 590, 650, 810, 1000),
+)
 
 
 def fillings(sizes: Sequence[int], room: int, start: int = 0) -> Iterator[list[int]]:

@@ -4,6 +4,7 @@ taints; every bad item is reported with the file, the item and the field."""
 from __future__ import annotations
 
 import copy
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.traces import openb
 from wlmap.errors import PlacementInputError
 from wlmap.placement.readers.kube_nodes import UNKNOWN_MODEL, nodes_from_objects, read_kube_nodes
+from wlmap.placement.readers.openb import read_openb_nodes
 
 DATA = Path(__file__).parent / "data"
 NODES = DATA / "nodes.yaml"
@@ -162,3 +165,35 @@ def test_files_without_nodes_or_not_yaml_are_errors(tmp_path: Path) -> None:
     assert caught.value.row == 2
     with pytest.raises(PlacementInputError, match="cannot read it"):
         read_kube_nodes(tmp_path / "absent.yaml")
+
+
+def openb_node_yaml(row: dict[str, str]) -> dict[str, Any]:
+    """One node in the shape of the node dump published with openb (node_yaml/)."""
+    gpus = row["gpu"]
+    resources = {"cpu": f"{row['cpu_milli']}m", "memory": f"{row['memory_mib']}Mi", "pods": "1001"}
+    labels = {"kubernetes.io/hostname": row["sn"], "kubernetes.io/os": "linux"}
+    if int(gpus):
+        resources |= {
+            "alibabacloud.com/gpu-count": gpus,
+            "alibabacloud.com/gpu-milli": str(int(gpus) * 1000),
+        }
+        labels["alibabacloud.com/gpu-card-model"] = row["model"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"labels": labels, "name": row["sn"]},
+        "status": {"allocatable": resources, "capacity": resources},
+    }
+
+
+def test_the_openb_node_dump_reads_as_the_openb_node_list(tmp_path: Path) -> None:
+    listed = openb("all_node")
+    with listed.open(newline="", encoding="utf-8") as handle:
+        documents = [openb_node_yaml(row) for row in csv.DictReader(handle)]
+    dump = tmp_path / "openb_node_list_all_node.yaml"
+    dump.write_text(yaml.safe_dump_all(documents), encoding="utf-8")
+    read = read_kube_nodes(dump)
+    expected = read_openb_nodes(listed)
+    assert [(n.name, n.cpu_milli, n.memory_mib, n.gpus, n.gpu_model) for n in read] == [
+        (n.name, n.cpu_milli, n.memory_mib, n.gpus, n.gpu_model) for n in expected
+    ]

@@ -7,6 +7,8 @@ hand-written lists); CPU is rounded down to a whole millicore and memory to a wh
 a node is never made larger than it is. The GPU model is the ``nvidia.com/gpu.product``
 label that NVIDIA GPU feature discovery sets (``NVIDIA-A100-SXM4-80GB``); a GPU node
 without it gets the model :data:`UNKNOWN_MODEL`. Labels and taints are kept as they are.
+The node dump published with the openb trace is read too: it counts GPUs as
+``alibabacloud.com/gpu-count`` and names the model in ``alibabacloud.com/gpu-card-model``.
 
 A bad item is reported with the file, the line of the offending field (of the item when
 the field is missing), the field path as the column, and the item's position.
@@ -37,6 +39,9 @@ __all__ = [
 
 GPU_RESOURCE = "nvidia.com/gpu"
 PRODUCT_LABEL = "nvidia.com/gpu.product"
+# The node dump the openb trace ships (node_yaml/) counts GPUs and names models this way.
+OPENB_GPU_RESOURCE = "alibabacloud.com/gpu-count"
+OPENB_MODEL_LABEL = "alibabacloud.com/gpu-card-model"
 UNKNOWN_MODEL = "unknown"
 _MIB = 1024 * 1024
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -188,16 +193,18 @@ def _node(item: Any) -> Node:
         raise _Bad(("status", "allocatable"), "expected the node's allocatable resources")
     cpu = _amount(resources, part, "cpu", required=True)
     memory = _amount(resources, part, "memory", required=True)
-    gpus = _amount(resources, part, GPU_RESOURCE, required=False)
+    counted = GPU_RESOURCE if OPENB_GPU_RESOURCE not in resources else OPENB_GPU_RESOURCE
+    gpus = _amount(resources, part, counted, required=False)
     if gpus != int(gpus):
-        raise _Bad(("status", part, GPU_RESOURCE), f"expected a whole number of GPUs, got {gpus}")
+        raise _Bad(("status", part, counted), f"expected a whole number of GPUs, got {gpus}")
     labels = _strings(metadata.get("labels"), ("metadata", "labels"))
+    model = labels.get(PRODUCT_LABEL) or labels.get(OPENB_MODEL_LABEL) or UNKNOWN_MODEL
     return Node(
         name=name,
         cpu_milli=math.floor(cpu * 1000),
         memory_mib=math.floor(memory / _MIB),
         gpus=int(gpus),
-        gpu_model=labels.get(PRODUCT_LABEL, UNKNOWN_MODEL) if gpus else None,
+        gpu_model=model if gpus else None,
         labels=labels,
         taints=_taints(item.get("spec")),
     )
