@@ -217,7 +217,9 @@ def _policies(asked: Sequence[str]) -> list[str]:
 
 def _render(rows: list[dict[str, Any]], fmt: str) -> str:
     if fmt == "json":
-        return json.dumps({"items": rows, "count": len(rows)}, indent=2) + "\n"
+        # a value the simulator leaves blank in CSV (fragmentation not measured) is null
+        items = [{k: None if v == "" else v for k, v in row.items()} for row in rows]
+        return json.dumps({"items": items, "count": len(rows)}, indent=2) + "\n"
     if not rows:
         return ""
     columns = list(dict.fromkeys(key for row in rows for key in row))
