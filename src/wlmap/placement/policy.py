@@ -61,6 +61,8 @@ POLICIES: dict[str, Callable[[], Policy]] = {
     "clustering": _factory(f"{_BASE}.clustering", "ClusteringPolicy"),
     "packing": _factory(f"{_BASE}.packing", "PackingPolicy"),
     "bestfit": _factory(f"{_BASE}.bestfit", "BestFitPolicy"),
+    "fgd": _factory(f"{_BASE}.fgd", "FGDPolicy"),
+    "wlmap": _factory(f"{_BASE}.wlmap_policy", "WlmapPolicy"),
 }
 """Policy factories by name."""
 

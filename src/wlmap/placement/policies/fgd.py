@@ -3,8 +3,10 @@
 The policy of "Beware of Fragmentation" (USENIX ATC '23), as run in its published
 simulator with ``-gpusel FGD``:
 
-- Target workload: the pod shapes of the run's workload that cover 95 % of its pods,
-  weighted by pod count, CPU-only pods included (see ``fragmentation``).
+- Target workload: the pod shapes of the trace that cover 95 % of its pods, weighted by
+  pod count, CPU-only pods included (see ``fragmentation``). The published simulator
+  counts the trace before it is topped up to the run's size; the tuned list repeats
+  trace pods under their own names, so counting each name once gives the same counts.
 - Node score: ``int(100 * sigmoid((F_before - F_after) / 1000))`` where ``F`` is the
   node's expected fragmentation before and after placing the pod. The published
   scheduler keeps this integer, so nodes whose fragmentation increase differs by less than
@@ -29,6 +31,7 @@ import numpy as np
 
 from ..model import Placement, Pod
 from ..state import ClusterState
+from ._common import tie_rank
 from .fragmentation import (
     FloatArray,
     IntArray,
@@ -39,15 +42,14 @@ from .fragmentation import (
     target_workload,
 )
 
-__all__ = ["FGDPolicy", "node_tie_rank"]
+__all__ = ["FGDPolicy", "distinct_pods"]
 
 _MILLI = 1000
 
 
-def node_tie_rank(count: int, seed: int) -> IntArray:
-    """Rank of each node in the per-seed tie-break order (0 wins)."""
-    rank: IntArray = np.random.default_rng(seed).permutation(count).astype(np.int64)
-    return rank
+def distinct_pods(workload: Sequence[Pod]) -> list[Pod]:
+    """Each pod name once: the trace behind a tuned list (top-ups repeat trace pods)."""
+    return list({pod.name: pod for pod in workload}.values())
 
 
 @dataclass
@@ -74,7 +76,7 @@ class FGDPolicy:
     # -- hooks a derived policy may override -------------------------------------------
 
     def _build_target(self, state: ClusterState, workload: Sequence[Pod]) -> TargetWorkload:
-        return target_workload(workload, state.models)
+        return target_workload(distinct_pods(workload), state.models)
 
     def _measure(
         self, cpu_free: IntArray, memory_free: IntArray, gpu_free: IntArray, node_model: IntArray
@@ -82,6 +84,14 @@ class FGDPolicy:
         """Expected fragmentation of ``k`` node states (lower is better)."""
         assert self._target is not None
         return fragmentation(self._target, cpu_free, gpu_free, node_model)
+
+    def _penalty(self, state: ClusterState, pod: Pod, idx: IntArray) -> FloatArray | float:
+        """Extra cost (GPU-milli) of placing ``pod`` on nodes ``idx``; FGD has none."""
+        return 0.0
+
+    def _gap_penalty(self, pod: Pod, gap: IntArray) -> FloatArray | float:
+        """Extra cost (GPU-milli) of putting a shared pod on GPUs with ``gap`` milli free."""
+        return 0.0
 
     def _score(self, gain: FloatArray) -> FloatArray:
         """Score from the fragmentation decrease ``F_before - F_after`` (higher wins)."""
@@ -94,7 +104,7 @@ class FGDPolicy:
         """Derive the target workload, the tie order and every node's fragmentation."""
         self._target = self._build_target(state, workload)
         n = len(state.nodes)
-        self._rank = node_tie_rank(n, seed)
+        self._rank = tie_rank(n, seed)
         self._frag = self._measure(
             state.cpu_free, state.memory_free, state.gpu_free, state.node_model
         )
@@ -150,16 +160,15 @@ class FGDPolicy:
         memory = state.memory_free[idx] - pod.memory_mib
         gpu = state.gpu_free[idx]
         model = state.node_model[idx]
-        before = self._frag[idx]
+        before = self._frag[idx] - self._penalty(state, pod, idx)
+        none = np.zeros(len(idx), dtype=np.int64)
         if pod.num_gpu == 0:
-            return self._score(before - self._measure(cpu, memory, gpu, model)), np.zeros(
-                len(idx), dtype=np.int64
-            )
+            return self._score(before - self._measure(cpu, memory, gpu, model)), none
         if pod.gpu_milli >= _MILLI:
             whole = gpu == _MILLI
             taken = whole & (np.cumsum(whole, axis=1) <= pod.num_gpu)
             after = self._measure(cpu, memory, np.where(taken, 0, gpu), model)
-            return self._score(before - after), np.zeros(len(idx), dtype=np.int64)
+            return self._score(before - after), none
         # Shared pod: one candidate per GPU; a GPU with the same free milli as a
         # lower-indexed one gives the same state, so only the first of them is tried.
         k, g = gpu.shape
@@ -170,6 +179,7 @@ class FGDPolicy:
         trial = gpu[rows].copy()
         trial[np.arange(len(rows)), cols] -= pod.gpu_milli
         after = self._measure(cpu[rows], memory[rows], trial, model[rows])
+        after = after + self._gap_penalty(pod, gpu[rows, cols])
         table = np.full((k, g), -np.inf)
         table[rows, cols] = self._score(before[rows] - after)
         choice: IntArray = np.argmax(table, axis=1).astype(np.int64)

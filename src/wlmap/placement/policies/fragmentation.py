@@ -21,7 +21,6 @@ Everything here is vectorised over a batch of node states: ``fragmentation`` tak
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -92,10 +91,11 @@ def target_workload(
     Returns:
         The target workload; empty arrays when ``pods`` is empty.
     """
-    counts: Counter[PodShape] = Counter()
+    counts: dict[PodShape, float] = {}
     for pod in pods:
         share = 1.0 if weighting == "count" else 1.0 + pod.num_gpu * pod.gpu_milli / 1000
-        counts[pod_shape(pod)] += share
+        key = pod_shape(pod)
+        counts[key] = counts.get(key, 0.0) + share
     total = sum(counts.values())
     ranked = sorted(
         counts.items(),
