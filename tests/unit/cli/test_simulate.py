@@ -59,7 +59,7 @@ def test_jobset_and_raycluster_are_placed_on_the_openb_cluster(
 
 
 def test_kubernetes_node_list_and_json_output(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(
+    code, out, err = run(
         capsys,
         "simulate",
         "--nodes",
@@ -68,6 +68,8 @@ def test_kubernetes_node_list_and_json_output(capsys: pytest.CaptureFixture[str]
         str(corpus_path(RAYCLUSTER)),
         "--policy",
         "packing",
+        "--policy",
+        "bound",
         "--seed",
         "1-2",
         "-o",
@@ -76,6 +78,7 @@ def test_kubernetes_node_list_and_json_output(capsys: pytest.CaptureFixture[str]
     assert code == 0
     document = json.loads(out)
     assert document["count"] == 2
+    assert "the bound has no placements" in err
     assert [(i["seed"], i["node"], i["gpus"]) for i in document["items"]] == [
         (1, "dgx-a100-01", [0, 1, 2, 3]),
         (2, "dgx-a100-01", [0, 1, 2, 3]),
@@ -87,10 +90,10 @@ def test_a_pod_no_node_can_take_is_reported_without_a_node(
 ) -> None:
     small = tmp_path / "small.csv"
     small.write_text("sn,cpu_milli,memory_mib,gpu,model\nn1,8000,16384,2,T4\n", encoding="utf-8")
-    code, out, _ = run(
+    code, out, err = run(
         capsys, "simulate", "--nodes", str(small), "-f", str(corpus_path(RAYCLUSTER))
     )
-    assert code == 0
+    assert (code, err) == (0, "")
     placed = rows(out)
     assert len(placed) == len(POLICIES)  # the head under each policy (the bound places none)
     assert {(r["pod"], r["node"], r["gpus"]) for r in placed} == {("verl-cluster-head-0", "", "")}

@@ -137,7 +137,7 @@ def simulate(
     source = _pod_source(session, pods, files, cluster, trace)
     chosen = sorted({s for group in seeds for s in group}) or [42]
     if placements if placements is not None else bool(files):
-        if run.BOUND in names and "all" not in policies:
+        if run.BOUND in policies:
             session.output.warn("the bound has no placements; it is left out with --placements")
         names = [n for n in names if n != run.BOUND]
         rows = run.placement_rows(cluster, source, names, chosen)
