@@ -20,26 +20,35 @@ relaxation of the multi-dimensional packing problem, aggregated so that it stays
 - per class, CPU and memory: the pods' requests ``<=`` the class's total;
 - per class, GPUs: for each dual-feasible function ``f`` below,
   ``sum_s x[s, k] * num_gpu_s * f(gpu_milli_s) <= gpus_k * nodes_k * 1000``;
+- per class, GPU configurations (when there are at most ``MAX_CONFIGURATIONS``): a
+  configuration ``c`` is a multiset of the shares in play that fills one GPU so that no
+  share fits beside it; ``y[c, k] >= 0`` GPUs of class ``k`` hold it. Per share ``v``,
+  ``sum_s x[s, k] (share v) <= sum_c y[c, k] * count of v in c``, and
+  ``sum_c y[c, k] + whole GPUs taken <= gpus_k * nodes_k``;
 - maximise the GPU thousandths allocated, ``sum x[s, k] * num_gpu_s * gpu_milli_s``.
 
 Why it is a valid bound: any real placement, counted per shape and class, satisfies every
 row. Every GPU holds either one whole-GPU pod (share 1000) or shared pods whose shares sum
-to at most 1000, so for a dual-feasible function ``f`` (one with ``sum f(x_i) <= 1``
-whenever ``sum x_i <= 1``) the ``f``-values on one GPU sum to at most 1000; summing over
-the class's GPUs gives the row. The identity is the plain capacity row. The others are
+to at most 1000. That content can be topped up to some configuration (add shares until none
+fits), so counting each GPU under one such configuration satisfies the configuration rows.
+For a dual-feasible function ``f`` (one with ``sum f(x_i) <= 1`` whenever
+``sum x_i <= 1``) the ``f``-values on one GPU sum to at most 1000; summing over the class's
+GPUs gives the function rows. The identity is the plain capacity row. The others are
 Fekete and Schepers' ``u^(k)`` for ``k`` in :data:`DFF_ORDERS`: ``u^(k)(x) = x`` when
 ``(k + 1) x`` is whole and ``floor((k + 1) x) / k`` otherwise. ``u^(1)`` counts every
-share above one half as a whole GPU (two such pods never share one); without it the LP
-packs three 600-thousandth pods onto two GPUs. Higher orders catch the shares that leave a
-gap only small pods can fill: under ``u^(4)`` an 810-thousandth pod counts as a whole GPU
-and every pod below 200 as nothing. On openb the orders up to 10 lower the bound at 130 %
-arrived from 100 % to 95.5 % (gpushare80) and add nothing beyond 10, nor does the
-``U^(e)`` family of the same paper. The optimum is rounded down to a whole thousandth
+share above one half as a whole GPU (two such pods never share one); ``u^(4)`` counts an
+810-thousandth pod as a whole GPU and every pod below 200 as nothing. The configurations
+are the exact packing of one GPU and imply the function rows; the function rows stay for
+inputs with too many distinct small shares to list the configurations (openb has 20
+shares and 1,871 configurations). On openb gpushare80 the bound at 130 % arrived is 100 %
+with the capacity row alone, 95.6 % with ``u^(1..10)`` and 94.5 % with the configurations.
+The optimum is rounded down to a whole thousandth
 after a small tolerance for the solver's arithmetic, and capped at the arrived demand
 and the capacity (which the rows already imply).
 
 What it does not see (so it may be loose, never wrong): nodes are pooled within a class,
-so a class may host pods spread over "fractions" of nodes; pods may be fractional.
+so a class may host pods spread over "fractions" of nodes, and CPU and memory are not
+tied to the GPUs of one node; pods and configured GPUs may be fractional.
 """
 
 from __future__ import annotations
@@ -50,14 +59,20 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import NamedTuple
 
+from wlmap.placement._bound_program import (
+    DFF_ORDERS,
+    MAX_CONFIGURATIONS,
+    NodeClass,
+    Program,
+    Shape,
+    dff,
+)
 from wlmap.placement.model import MILLI, Node, Pod
 
-__all__ = ["DFF_ORDERS", "BoundPoint", "OfflineBound", "offline_bound"]
+__all__ = ["DFF_ORDERS", "MAX_CONFIGURATIONS", "BoundPoint", "OfflineBound", "dff", "offline_bound"]
 
 FULL = MILLI
-DFF_ORDERS = tuple(range(1, 11))
 _RELATIVE_TOLERANCE = 1e-6
 
 
@@ -96,7 +111,8 @@ class OfflineBound:
         points: one per arrived share asked for, in increasing order.
         shape_classes: GPU pod shapes in the sequence.
         node_classes: GPU node classes in the cluster.
-        variables: LP columns (shape and class pairs where a pod fits a node).
+        variables: LP columns (shape and class pairs where a pod fits a node, and GPU
+            configurations per class).
         solve_seconds: wall time of building and solving every LP.
     """
 
@@ -118,38 +134,6 @@ class OfflineBound:
         raise KeyError(f"no bound computed at {arrived_percent}% arrived")
 
 
-class _NodeClass(NamedTuple):
-    cpu_milli: int
-    memory_mib: int
-    gpus: int
-    model: str | None
-
-
-class _Shape(NamedTuple):
-    cpu_milli: int
-    memory_mib: int
-    num_gpu: int
-    gpu_milli: int
-    models: frozenset[str] | None
-
-
-def dff(milli: int, order: int) -> float:
-    """Fekete and Schepers' ``u^(order)`` of a GPU share, both in thousandths (0: identity)."""
-    scaled = (order + 1) * milli
-    if order == 0 or scaled % FULL == 0:
-        return float(milli)
-    return (scaled // FULL) * FULL / order
-
-
-def _fits(shape: _Shape, node: _NodeClass) -> bool:
-    return (
-        shape.num_gpu <= node.gpus
-        and shape.cpu_milli <= node.cpu_milli
-        and shape.memory_mib <= node.memory_mib
-        and (shape.models is None or node.model in shape.models)
-    )
-
-
 def offline_bound(
     nodes: Sequence[Node], pods: Sequence[Pod], levels: Iterable[int] = (100, 130)
 ) -> OfflineBound:
@@ -165,21 +149,21 @@ def offline_bound(
     """
     started = time.perf_counter()
     capacity = sum(n.gpus for n in nodes) * FULL
-    classes: dict[_NodeClass, int] = {}
+    classes: dict[NodeClass, int] = {}
     for node in nodes:
         if node.gpus > 0:
-            group = _NodeClass(node.cpu_milli, node.memory_mib, node.gpus, node.gpu_model)
+            group = NodeClass(node.cpu_milli, node.memory_mib, node.gpus, node.gpu_model)
             classes[group] = classes.get(group, 0) + 1
-    shapes: dict[_Shape, int] = {}
+    shapes: dict[Shape, int] = {}
     shape_of: list[int] = []
     for pod in pods:
         if pod.num_gpu == 0:
             shape_of.append(-1)
             continue
         models = frozenset(pod.gpu_models) if pod.gpu_models is not None else None
-        key = _Shape(pod.cpu_milli, pod.memory_mib, pod.num_gpu, pod.gpu_milli, models)
+        key = Shape(pod.cpu_milli, pod.memory_mib, pod.num_gpu, pod.gpu_milli, models)
         shape_of.append(shapes.setdefault(key, len(shapes)))
-    program = _Program(list(classes.items()), list(shapes))
+    program = Program(list(classes.items()), list(shapes))
 
     demand = [p.num_gpu * p.gpu_milli for p in pods]
     arrived = list(accumulate(demand))
@@ -208,87 +192,3 @@ def offline_bound(
         program.columns,
         time.perf_counter() - started,
     )
-
-
-class _Program:
-    """The aggregated LP, built once; the arrived counts only change row bounds."""
-
-    def __init__(self, classes: list[tuple[_NodeClass, int]], shapes: list[_Shape]) -> None:
-        import numpy as np  # noqa: PLC0415 - the solver stack loads only when a bound is asked for
-        from highspy import ObjSense, kHighsInf  # noqa: PLC0415
-
-        try:
-            from highspy._core import _Highs  # noqa: PLC0415
-        except ImportError:  # older releases expose only the binding itself, as Highs
-            from highspy import Highs as _Highs  # noqa: PLC0415
-
-        columns = [
-            (s, k)
-            for s, shape in enumerate(shapes)
-            for k, (node, _) in enumerate(classes)
-            if _fits(shape, node)
-        ]
-        self.columns = len(columns)
-        self._shape_rows = sorted({s for s, _ in columns})
-        self._bounds = [-1] * len(self._shape_rows)
-        # The public ``highspy.Highs`` prints a banner on standard output when it is
-        # created, before its output can be turned off; its base class does not.
-        solver = _Highs()
-        solver.setOptionValue("output_flag", False)
-        solver.setOptionValue("threads", 1)
-        self._solver = solver
-        if not columns:
-            return
-        cost = [float(shapes[s].num_gpu * shapes[s].gpu_milli) for s, _ in columns]
-        solver.addVars(len(columns), np.zeros(len(columns)), np.full(len(columns), kHighsInf))
-        solver.changeColsCost(
-            len(columns), np.arange(len(columns), dtype=np.int32), np.array(cost, dtype=np.float64)
-        )
-        row_of_shape = {s: i for i, s in enumerate(self._shape_rows)}
-        rows: list[tuple[float, dict[int, float]]] = [(0.0, {}) for _ in self._shape_rows]
-        for j, (s, _) in enumerate(columns):
-            rows[row_of_shape[s]][1][j] = 1.0
-        for k, (node, count) in enumerate(classes):
-            placed = [(j, shapes[s]) for j, (s, on) in enumerate(columns) if on == k]
-            if placed:
-                rows.append((node.cpu_milli * count, {j: p.cpu_milli for j, p in placed}))
-                rows.append((node.memory_mib * count, {j: p.memory_mib for j, p in placed}))
-                rows.extend(
-                    (
-                        float(node.gpus * FULL * count),
-                        {j: p.num_gpu * dff(p.gpu_milli, order) for j, p in placed},
-                    )
-                    for order in (0, *DFF_ORDERS)
-                )
-        starts: list[int] = []
-        indices: list[int] = []
-        values: list[float] = []
-        for _, row in rows:
-            starts.append(len(indices))
-            indices.extend(row)
-            values.extend(row.values())
-        solver.addRows(
-            len(rows),
-            np.full(len(rows), -kHighsInf),
-            np.array([upper for upper, _ in rows], dtype=np.float64),
-            len(indices),
-            np.array(starts, dtype=np.int32),
-            np.array(indices, dtype=np.int32),
-            np.array(values, dtype=np.float64),
-        )
-        solver.changeObjectiveSense(ObjSense.kMaximize)
-        self._inf = kHighsInf
-
-    def solve(self, counts: Sequence[int]) -> float:
-        """The LP optimum with ``counts[s]`` pods of each shape arrived."""
-        if not self.columns:
-            return 0.0
-        for row, s in enumerate(self._shape_rows):
-            if self._bounds[row] != counts[s]:
-                self._solver.changeRowBounds(row, -self._inf, float(counts[s]))
-                self._bounds[row] = counts[s]
-        self._solver.run()
-        status = self._solver.modelStatusToString(self._solver.getModelStatus())
-        if status != "Optimal":
-            raise RuntimeError(f"the bound's linear program ended {status!r}, not optimal")
-        return float(self._solver.getInfo().objective_function_value)

@@ -10,6 +10,7 @@ from itertools import combinations
 
 import pytest
 
+from wlmap.placement._bound_program import configurations
 from wlmap.placement.bound import DFF_ORDERS, dff, offline_bound
 from wlmap.placement.model import Node, Pod
 
@@ -179,3 +180,25 @@ def test_shares_that_leave_a_small_gap_cannot_fill_it_with_larger_pods() -> None
     pods = [pod("a", 1, 810), pod("b", 1, 810), pod("c", 1, 470), pod("d", 1, 470)]
     assert best_placement(nodes, pods) == 1750
     assert offline_bound(nodes, pods, levels=[10**6]).points[0].bound_gpu_milli == 1750
+
+
+def test_gpu_configurations_are_every_filling_nothing_fits_beside() -> None:
+    shares = sorted((s for s in OPENB_SHARES if s < FULL), reverse=True)
+    found = configurations(shares, limit=10**6)
+    assert found is not None
+    maximal = {
+        tuple(filling.count(share) for share in shares)
+        for filling in fillings(shares, FULL)
+        if FULL - sum(filling) < min(shares)
+    }
+    assert len(found) == len(set(found)) == len(maximal)
+    assert set(found) == maximal
+    assert configurations(shares, limit=100) is None  # too many: the function rows only
+
+
+def test_configurations_make_one_gpu_exact_where_the_functions_are_not() -> None:
+    # 840 + 140 is the best use of the GPU; the function rows alone allow 999
+    nodes = [node("n", 1)]
+    pods = [pod("a", 1, 140), pod("b", 1, 840), pod("c", 1, 970), pod("d", 1, 300)]
+    assert best_placement(nodes, pods) == 980
+    assert offline_bound(nodes, pods, levels=[10**6]).points[0].bound_gpu_milli == 980
