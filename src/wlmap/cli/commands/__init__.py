@@ -53,6 +53,11 @@ COMMANDS: dict[str, Declared] = {
         "validate",
         "Check definition files (optionally against CRDs).",
     ),
+    "simulate": Declared(
+        "wlmap.cli.commands.simulate",
+        "simulate",
+        "Place a trace or workloads on a cluster with each policy; plot the results.",
+    ),
     "test": Declared("wlmap.cli.commands.testing", "test", "Run definition test cases."),
     "completion": Declared(
         "wlmap.cli.commands.completion",

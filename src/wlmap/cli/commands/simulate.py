@@ -1,0 +1,264 @@
+"""``wlmap simulate``: place a trace or workloads on a cluster with each policy; ``plot`` it.
+
+Nothing heavy is imported here: the placement engine (numpy), the bound (HiGHS) and the
+plots (matplotlib) load inside the command when it runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from wlmap.cli._session import Session
+from wlmap.cli.commands._base import command, file_option
+from wlmap.errors import PlacementInputError
+
+if TYPE_CHECKING:
+    from wlmap.cli.commands._simulation import PodSource
+    from wlmap.placement.model import Node
+
+SHORT_HELP = "Place a trace or workloads on a cluster with each policy; plot the results."
+_SEEDS = re.compile(r"(?P<first>\d+)(?:(?:-|\.\.)(?P<last>\d+))?")
+
+
+class Seeds(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.5; 8.1 cannot be subscripted
+    """A seed (``42``) or an inclusive range (``42-51`` or ``42..51``)."""
+
+    name = "SEED|FIRST-LAST"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, list):
+            return value
+        match = _SEEDS.fullmatch(str(value).strip())
+        if match is None:
+            self.fail(f"expected a seed or a range like 42-51, got {value!r}", param, ctx)
+        first = int(match["first"])
+        last = int(match["last"] or first)
+        if last < first:
+            self.fail(f"the range {value!r} ends before it starts", param, ctx)
+        return list(range(first, last + 1))
+
+
+@command(
+    "simulate",
+    cls=click.Group,
+    invoke_without_command=True,
+    short_help=SHORT_HELP,
+)
+@click.option(
+    "--nodes",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="The cluster: an openb node CSV or a Kubernetes node list (kubectl get nodes -o yaml).",
+)
+@click.option(
+    "--pods", metavar="FILE", type=click.Path(dir_okay=False), help="An openb pod list CSV."
+)
+@file_option(required=False)
+@click.option(
+    "--policy",
+    "policies",
+    multiple=True,
+    metavar="NAME",
+    help="A policy to run (repeatable): a registered name, 'bound' for the offline upper "
+    "bound, or 'all' (the default).",
+)
+@click.option(
+    "--seed",
+    "seeds",
+    multiple=True,
+    type=Seeds(),
+    help="Seed of a run (repeatable), or a range like 42-51.  [default: 42]",
+)
+@click.option(
+    "--ratio",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.3,
+    show_default=True,
+    help="Arrivals as a multiple of the GPU capacity (pods sampled until reached).",
+)
+@click.option(
+    "--placements/--allocation",
+    "placements",
+    default=None,
+    help="Report where each pod went (each placed once, in input order; the default with -f) "
+    "or the allocation per arrived share (the default with --pods).",
+)
+@click.option("--trace", metavar="NAME", help="Label of the trace column (default: from --pods).")
+@click.option(
+    "-o",
+    "--output",
+    "fmt",
+    type=click.Choice(["csv", "json"]),
+    default="csv",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--output-file", metavar="FILE", type=click.Path(dir_okay=False), help="Write here, not stdout."
+)
+def simulate(
+    session: Session,
+    nodes: str | None,
+    pods: str | None,
+    files: tuple[str, ...],
+    policies: tuple[str, ...],
+    seeds: tuple[list[int], ...],
+    ratio: float,
+    placements: bool | None,
+    trace: str | None,
+    fmt: str,
+    output_file: str | None,
+) -> None:
+    """Place pods on a cluster with each policy and seed, as the FGD experiments do.
+
+    With --pods, the openb trace is topped up to --ratio times the GPU capacity by seeded
+    sampling, shuffled with the seed, and placed pod by pod; one row per policy, seed and
+    arrived percent. With -f, the pods of the workloads in the files (any kind wlmap maps)
+    are placed once each; one row per pod with its node and GPUs.
+    """
+    if click.get_current_context().invoked_subcommand is not None:
+        return
+    if nodes is None:
+        raise click.UsageError("give the cluster with --nodes FILE")
+    if bool(pods) == bool(files):
+        raise click.UsageError("give the pods with --pods FILE or -f FILE (not both)")
+    from wlmap.cli.commands import _simulation as run  # noqa: PLC0415 - loads the engine
+
+    names = _policies(policies)
+    cluster = run.read_nodes(nodes)
+    source = _pod_source(session, pods, files, cluster, trace)
+    chosen = sorted({s for group in seeds for s in group}) or [42]
+    if placements if placements is not None else bool(files):
+        if run.BOUND in policies:
+            session.output.warn("the bound has no placements; it is left out with --placements")
+        names = [n for n in names if n != run.BOUND]
+        rows = run.placement_rows(cluster, source, names, chosen)
+    else:
+        if not any(n.gpus for n in cluster):
+            raise PlacementInputError(
+                "no node has a GPU; the allocation is measured against the GPU capacity "
+                "(--placements reports where the pods go)",
+                file=nodes,
+                row=None,
+                column=None,
+            )
+        if not any(p.num_gpu for p in source.pods):
+            raise PlacementInputError(
+                "no pod asks for a GPU, so none can fill the GPU capacity "
+                "(--placements reports where the pods go)",
+                file=source.file or ", ".join(files),
+                row=None,
+                column=None,
+            )
+        rows = run.curve_rows(cluster, source, names, chosen, ratio)
+    text = _render(rows, fmt)
+    if output_file:
+        Path(output_file).write_text(text, encoding="utf-8")
+    else:
+        session.output.data(text)
+
+
+def _pod_source(
+    session: Session,
+    pods: str | None,
+    files: Sequence[str],
+    cluster: Sequence[Node],
+    trace: str | None,
+) -> PodSource:
+    from wlmap.cli.commands._simulation import PodSource, check_models, trace_name  # noqa: PLC0415
+
+    if pods:
+        from wlmap.placement.readers.openb import read_openb_pods  # noqa: PLC0415
+
+        listed = read_openb_pods(pods)
+        check_models(cluster, listed, pods, csv=True)
+        return PodSource(listed, pods, trace or trace_name(pods))
+    from wlmap.placement.readers.workload_pods import workload_pods  # noqa: PLC0415
+
+    models = sorted({n.gpu_model for n in cluster if n.gpus > 0 and n.gpu_model})
+    found = session.workloads(files)
+    warnings: list[str] = []
+    placed = []
+    for item in found:
+        origin = item.manifest.origin
+        mine = workload_pods(item.view, file=origin, models=models, warnings=warnings)
+        check_models(cluster, mine, origin, csv=False)
+        placed.extend(mine)
+    for warning in warnings:
+        session.output.warn(warning)
+    if not placed:
+        session.output.warn("the workloads have no pods to place")
+    return PodSource(placed, "", trace or "workloads")
+
+
+def _policies(asked: Sequence[str]) -> list[str]:
+    from wlmap.cli.commands._simulation import BOUND  # noqa: PLC0415
+    from wlmap.placement.policy import POLICIES  # noqa: PLC0415 - loads numpy
+
+    known = [*POLICIES, BOUND]
+    if not asked or "all" in asked:
+        return known
+    unknown = [a for a in asked if a not in known]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown policy {unknown[0]!r}; expected one of: {', '.join([*known, 'all'])}",
+            param_hint="'--policy'",
+        )
+    return list(dict.fromkeys(asked))
+
+
+def _render(rows: list[dict[str, Any]], fmt: str) -> str:
+    if fmt == "json":
+        # a value the simulator leaves blank in CSV (fragmentation not measured) is null
+        items = [{k: None if v == "" else v for k, v in row.items()} for row in rows]
+        return json.dumps({"items": items, "count": len(rows)}, indent=2) + "\n"
+    if not rows:
+        return ""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, restval="", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _cell(v) for k, v in row.items()})
+    return out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return ";".join(str(v) for v in value)
+    return value
+
+
+@command("plot", short_help="Plot GPU allocation against arrived share from simulate results.")
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--output-file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Where to write; its suffix is replaced by .png and .svg (default: beside the first "
+    "results file).",
+)
+def plot(session: Session, results: tuple[str, ...], output_file: str | None) -> None:
+    """Plot the allocation per arrived share of each policy (mean over seeds, range shaded)
+    with the offline bound and the ideal line, from one or more CSV files written by
+    ``wlmap simulate``; writes a PNG and an SVG and prints their paths."""
+    from wlmap.cli.commands._results import read_results  # noqa: PLC0415
+    from wlmap.placement.plot import curves, plot_allocation  # noqa: PLC0415 - matplotlib
+
+    rows = [row for path in results for row in read_results(path)]
+    stem = Path(output_file) if output_file else Path(results[0]).with_suffix("")
+    for path in plot_allocation(curves(rows), stem):
+        session.output.data(str(path))
+
+
+simulate.add_command(plot)  # type: ignore[attr-defined]  # a click.Group, made by cls above
