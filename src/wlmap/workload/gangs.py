@@ -109,6 +109,7 @@ class _V2Plan:
     definition: PodGroupDefinition
     subs: tuple[_SubGroupPlan, ...]
     pod_bearing: tuple[str, ...]
+    root: str
 
 
 def _gang_plan(
@@ -135,6 +136,7 @@ def _gang_plan(
                     for sub in gang.pod_group.sub_groups
                 ),
                 _pod_bearing(compiled, compiled.order),
+                compiled.definition.root.name,
             )
         plan = (v2, tuple(gang.pod_groups or ()))
     compiled.memo["gangs"] = plan
@@ -161,34 +163,34 @@ def _v2_group(
     placements: Sequence[PodPlacement] | None,
     cache: Minimums,
 ) -> GangGroup:
-    root = compiled.definition.root.name
-    subs = tuple(
-        GangGroup(
-            sub.component,
-            subtree_minimum(compiled, instances, sub.component, cache=cache),
-            # the pod-bearing components the object has instances of
-            tuple(n for n in sub.pod_bearing if instances.get(n)),
-            _pods_in(compiled, sub.component, placements),
-            None,
-            sub.topology,
-            (),
-            "podGroup",
+    subs = []
+    minimum = 0
+    for sub in plan.subs:
+        least = subtree_minimum(compiled, instances, sub.component, cache=cache)
+        minimum += least
+        subs.append(
+            GangGroup(
+                sub.component,
+                least,
+                # the pod-bearing components the object has instances of
+                tuple([n for n in sub.pod_bearing if instances.get(n)]),
+                _pods_in(compiled, sub.component, placements),
+                None,
+                sub.topology,
+                (),
+                "podGroup",
+            )
         )
-        for sub in plan.subs
-    )
-    minimum = (
-        sum(s.min_member for s in subs)
-        if subs
-        else subtree_minimum(compiled, instances, root, cache=cache)
-    )
+    if not subs:
+        minimum = subtree_minimum(compiled, instances, plan.root, cache=cache)
     return GangGroup(
         plan.definition.name,
         minimum,
-        tuple(n for n in plan.pod_bearing if instances.get(n)),
-        _pods_in(compiled, root, placements),
+        tuple([n for n in plan.pod_bearing if instances.get(n)]),
+        _pods_in(compiled, plan.root, placements),
         None,
         plan.definition.topology,
-        subs,
+        tuple(subs),
         "podGroup",
     )
 
@@ -204,17 +206,19 @@ def _static_legacy(
     minimum = 0
     for member, unit in zip(members, per_unit, strict=True):
         minimum += subtree_minimum(compiled, instances, member, per_unit=unit, cache=cache)
-    return GangGroup(group.name, minimum, members, source="podGroups")
+    return GangGroup(group.name, minimum, members, None, None, None, (), "podGroups")
 
 
 def _legacy_members(
     compiled: CompiledDefinition, group: LegacyPodGroup, index: int
 ) -> tuple[tuple[str, ...], tuple[bool, ...]]:
     """The group's member components, and whether each counts one replica (per definition)."""
-    key = f"podGroups[{index}] members"
-    known: tuple[tuple[str, ...], tuple[bool, ...]] | None = compiled.memo.get(key)
+    every: dict[int, tuple[tuple[str, ...], tuple[bool, ...]]] = compiled.memo.setdefault(
+        "podGroups members", {}
+    )
+    known = every.get(index)
     if known is None:
-        known = compiled.memo[key] = (
+        known = every[index] = (
             tuple(m.component_name for m in group.members),
             tuple(_per_unit(compiled, m) for m in group.members),
         )
