@@ -1,6 +1,6 @@
 """Direct readers for status tests: ``and``/``or``/``not``, comparisons, ``any(.a.b[]?;
-cond)``, ``length``, ``//``, and sums of counts (``[.a[]? | .b // 0] | add``) over key
-chains.
+cond)``, ``length``, ``//``, sums of counts (``[.a[]? | .b // 0] | add``) and the least
+or greatest of a few counts (``[.a // 1, .b // 1] | min``) over key chains.
 
 The catalog's status matchers are mostly of this shape, for example::
 
@@ -15,6 +15,7 @@ function raises :class:`Fallback` and the general reader takes over.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from wlmap.jq import syntax as s
@@ -78,6 +79,21 @@ def add(a: Any) -> Any:
     for value in items(a, False):
         total = plus(total, value)
     return total
+
+
+def extreme(a: Any, last: bool) -> Any:
+    """jq's ``min`` (``max`` when ``last``) of an array of numbers (null when empty); the
+    first smallest or the last largest, as jq keeps them."""
+    if type(a) is not list:
+        raise Fallback
+    best: Any = None
+    for index, item in enumerate(a):
+        kind = type(item)
+        if kind is not int and (kind is not float or math.isnan(item)):  # NaN has no order
+            raise Fallback
+        if not index or (item >= best if last else item < best):
+            best = item
+    return best
 
 
 def items(a: Any, optional: bool) -> list[Any]:
@@ -148,6 +164,10 @@ class Emitter:
         if node == s.Call("add"):
             out = self.temp()
             self.emit(indent, f"{out} = add({var})")
+            return out
+        if node in (s.Call("min"), s.Call("max")):
+            out = self.temp()
+            self.emit(indent, f"{out} = extreme({var}, {node == s.Call('max')})")
             return out
         if isinstance(node, s.ArrayCons):
             return self.array(node.body, var, indent)
@@ -220,8 +240,17 @@ class Emitter:
         return out
 
     def array(self, body: s.Node | None, var: str, indent: int) -> str:
-        """``[]``, ``[.a[]?]`` or ``[.a[]? | f]``."""
+        """``[]``, ``[.a[]?]``, ``[.a[]? | f]`` or ``[f, g, ...]`` of one output each."""
         out = self.temp()
+        if isinstance(body, s.Comma):
+            parts: list[s.Node] = []
+            while isinstance(body, s.Comma):
+                parts.append(body.right)
+                body = body.left
+            parts.append(body)
+            values = [self.value(part, var, indent) for part in reversed(parts)]
+            self.emit(indent, f"{out} = [{', '.join(values)}]")
+            return out
         self.emit(indent, f"{out} = []")
         if body is None:
             return out
@@ -298,4 +327,5 @@ HELPERS = {
     "items": items,
     "plus": plus,
     "add": add,
+    "extreme": extreme,
 }
