@@ -1,72 +1,14 @@
-"""Desired and minimum pod counts, multiplied through nested components."""
+"""Minimum pods of component subtrees (what gangs need), and whether an instance runs pods."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 
-from wlmap.workload._records import quick_init
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.structure import Instance
 
-Key = tuple[str, str | None]
 # Subtree minimums already worked out for one object: (component, instance, per unit).
 Minimums = dict[tuple[str, str | None, bool], int]
-
-
-@quick_init
-@dataclass(frozen=True)
-class PodCount:
-    """Pods one component instance asks for across the whole workload."""
-
-    desired: int
-    minimum: int
-
-
-def count_pods(
-    compiled: CompiledDefinition, instances: Mapping[str, list[Instance]]
-) -> dict[Key, PodCount]:
-    """Pods per pod-bearing component instance: own replicas times every ancestor's.
-
-    An ancestor with several instances contributes the instance whose id equals this
-    instance's id when there is one (children keyed like their parent), else the sum over
-    its instances (children not scoped per parent instance).
-    """
-    counts: dict[Key, PodCount] = {}
-    for name, ancestors in _lineages(compiled):
-        for instance in instances.get(name, ()):
-            scale = instance.scale
-            # Scale.desired and Scale.minimum, inline (this runs for every instance)
-            desired = scale.replicas
-            if desired is None:
-                desired = 1 if scale.min_replicas is None else scale.min_replicas
-            minimum = desired if scale.min_replicas is None else scale.min_replicas
-            for ancestor in ancestors:
-                d, m = _factor(instances.get(ancestor, ()), instance.instance)
-                desired, minimum = desired * d, minimum * m
-            counts[(name, instance.instance)] = PodCount(desired, minimum)
-    return counts
-
-
-def _lineages(compiled: CompiledDefinition) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each pod-bearing component with its ancestors, nearest first (once per definition)."""
-    known: tuple[tuple[str, tuple[str, ...]], ...] | None = compiled.memo.get("lineages")
-    if known is None:
-        known = compiled.memo["lineages"] = tuple(
-            (name, tuple(compiled.ancestors(name))) for name in compiled.pod_bearing
-        )
-    return known
-
-
-def _factor(parents: Sequence[Instance], instance_id: str | None) -> tuple[int, int]:
-    if not parents:
-        return 0, 0
-    if len(parents) == 1:
-        return parents[0].scale.desired, parents[0].scale.minimum
-    for parent in parents:
-        if parent.instance == instance_id:
-            return parent.scale.desired, parent.scale.minimum
-    return sum(p.scale.desired for p in parents), sum(p.scale.minimum for p in parents)
 
 
 def subtree_minimum(
