@@ -122,10 +122,19 @@ def evaluate_status(
     results: list[tuple[PlannedMatcher, Any]] = []
     matched: list[MatcherResult] = []
     for planned in plan.matchers:
-        result = _NO_EXPRESSION
+        result: Any = _NO_EXPRESSION
         if planned.expression is not None:
             outputs = issues.outputs(planned.expression, obj, variables)
-            result = _text(outputs[0]) if outputs and outputs[0] is not None else None
+            result = None
+            if outputs:
+                first = outputs[0]
+                # tests give booleans: their text without a call
+                if first is True:
+                    result = "true"
+                elif first is False:
+                    result = "false"
+                elif first is not None:
+                    result = _text(first)
         results.append((planned, result))
         if planned.expression_only:  # what _holds() would say, without its other checks
             if planned.expected_result is not None and result != planned.expected_result:
@@ -135,7 +144,7 @@ def evaluate_status(
         evidence = _evidence(planned, obj, phase, by_type, result)
         matched.append(MatcherResult(planned.status, planned.index, evidence))
     if matched:
-        phases = tuple(dict.fromkeys(r.status.value for r in matched))
+        phases = tuple(dict.fromkeys([r.status.value for r in matched]))
         return StatusReport(phases, tuple(matched), phase, tuple(conditions))
 
     def misses() -> tuple[MatcherResult, ...]:
@@ -174,13 +183,20 @@ def _conditions(
         return []
     outputs = issues.outputs(plan.conditions, obj, variables)
     found = []
+    (_, type_field), *others = plan.fields
     for output in outputs or ():
         for item in output if isinstance(output, list) else (output,):
-            if not isinstance(item, Mapping):
+            if type(item) is not dict and not isinstance(item, Mapping):
                 continue
-            condition = {k: item[f] for k, f in plan.fields if isinstance(item.get(f), str)}
-            if "type" in condition:
-                found.append(condition)
+            kind = item.get(type_field)
+            if type(kind) is not str and not isinstance(kind, str):
+                continue
+            condition = {"type": kind}
+            for key, field_name in others:
+                value = item.get(field_name)
+                if type(value) is str or isinstance(value, str):
+                    condition[key] = value
+            found.append(condition)
     return found
 
 
@@ -224,15 +240,15 @@ def _evidence(
     for expected, wanted in planned.conditions:
         found = conditions.get(expected.type)
         evidence.append(Evidence("condition", wanted, found, _condition_holds(expected, found)))
-    if matcher.by_expression is not None:
-        expected_result = matcher.by_expression.expected_result
+    if planned.expression_expected is not None:
         evidence.append(
             Evidence(
                 "expression",
-                {"expression": matcher.by_expression.expression, "result": expected_result},
+                # one dict per matcher, shared by every evidence of it (read-only)
+                planned.expression_expected,
                 result,
-                result == expected_result,
-                read_facts(matcher.by_expression.expression, obj),
+                result == planned.expected_result,
+                read_facts(planned.fields, obj),
             )
         )
     return tuple(evidence)
