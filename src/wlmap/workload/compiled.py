@@ -99,13 +99,11 @@ class CompiledDefinition:
     order: tuple[str, ...]
     pod_bearing: tuple[str, ...] = field(default=())
     bases: Mapping[str, str] = field(default_factory=dict)
+    # The definition's name and whether it declares references (read for every object).
+    name: str = ""
+    references: bool = False
     # Derived per-definition data the workload modules compute once (e.g. status plans).
     memo: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    @property
-    def name(self) -> str:
-        """The definition's name."""
-        return self.definition.name
 
     def expr(self, path: str) -> Expr | None:
         """The compiled expression at a definition field path, if that field is set."""
@@ -181,6 +179,8 @@ def compile_definition(
         order=tuple(components),
         pod_bearing=tuple(c.name for c in definition.components() if c.spec_definition is not None),
         bases={c.name: component_path(definition, c) for c in definition.components()},
+        name=definition.name,
+        references=bool(definition.spec.structure_definition.references),
     )
 
 

@@ -86,7 +86,9 @@ def interpret(
         gangs_reader = functools.partial(tuple, computed)
 
     raw_metadata = obj.get("metadata")
-    metadata: Mapping[str, Any] = raw_metadata if isinstance(raw_metadata, Mapping) else {}
+    metadata: Mapping[str, Any] = (
+        raw_metadata if type(raw_metadata) is dict or isinstance(raw_metadata, Mapping) else {}
+    )
     missing: tuple[tuple[str, str | None], ...] = ()
     if placements is not None:
         missing = tuple(
@@ -104,7 +106,7 @@ def interpret(
         status.phases,
         tuple(components),
         totals,
-        sum(c.pods for c in components),
+        sum([c.pods for c in components]),
         gangs_reader,
         status,
         _suspend_reader(compiled, obj, status.phases, strict),

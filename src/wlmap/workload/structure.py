@@ -83,6 +83,8 @@ class _Plan:
     scale: tuple[Expr | None, Expr | None, Expr | None] | None
     # neither a pod spec nor a scale: instances are their ids alone
     bare: bool
+    # the one instance of a bare component without instance ids
+    alone: Instance
 
 
 def _plans(compiled: CompiledDefinition) -> tuple[_Plan, ...]:
@@ -125,6 +127,7 @@ def _plan(compiled: CompiledDefinition, component: ComponentDefinition) -> _Plan
         shape,
         scale,
         spec is None and scale is None,
+        Instance(component.name, None, None, _NO_SCALE),
     )
 
 
@@ -173,22 +176,28 @@ def _component_instances(
     name = plan.name
     ids: Sequence[str | None]
     if not plan.named:
+        if plan.bare:  # a grouping component read from nothing: always the same
+            return [plan.alone]
         ids = _ONE_UNNAMED
     else:
         id_outputs = issues.outputs(plan.ids, obj, variables)
         if id_outputs is None:
             return []
         ids = id_outputs
-        if not all(type(v) is str and v for v in id_outputs):
-            checked = _instance_ids(definition, plan.component, id_outputs, issues)
-            if checked is None:
-                return []
-            ids = checked
-    if plan.bare:
-        return [Instance(name, instance_id, None, _NO_SCALE) for instance_id in ids]
+        for value in id_outputs:
+            if type(value) is not str or not value:
+                checked = _instance_ids(definition, plan.component, id_outputs, issues)
+                if checked is None:
+                    return []
+                ids = checked
+                break
+        if plan.bare:
+            return [Instance(name, instance_id, None, _NO_SCALE) for instance_id in ids]
     reading = _Reading(plan, definition, obj, issues, variables, len(ids))
     templates = _templates(plan.spec_shape, reading)
     scales = _scales(plan.scale, reading)
+    if len(ids) == 1:
+        return [Instance(name, ids[0], templates[0], scales[0])]
     return [
         Instance(name, instance_id, template, scale)
         for instance_id, template, scale in zip(ids, templates, scales, strict=True)
@@ -240,6 +249,8 @@ def _templates(shape: str | None, reading: _Reading) -> list[dict[str, Any] | No
 _SCALE_FIELDS = ("replicasPath", "minReplicasPath", "maxReplicasPath")
 _SCALE_PATHS = tuple(f"scaleDefinition.{f}" for f in _SCALE_FIELDS)
 _NO_SCALE = Scale()
+# Scales of the commonest replica counts, shared (they are immutable)
+_BY_REPLICAS = {count: Scale(count) for count in range(65)}
 
 
 def _scales(
@@ -250,14 +261,14 @@ def _scales(
     definition, name, issues = reading.definition, reading.plan.name, reading.issues
     replicas, minimum, maximum = exprs
     if minimum is None and maximum is None:  # the common case: replicas alone
-        return [
-            Scale(
-                value
-                if type(value) is int
-                else _count(value, definition, name, "replicasPath", issues)
-            )
-            for value in reading.values(replicas, _SCALE_PATHS[0])
-        ]
+        scales = []
+        for value in reading.values(replicas, _SCALE_PATHS[0]):
+            if type(value) is int:
+                scale = _BY_REPLICAS.get(value)
+                scales.append(Scale(value) if scale is None else scale)
+            else:
+                scales.append(Scale(_count(value, definition, name, "replicasPath", issues)))
+        return scales
     values = [reading.values(e, p) for e, p in zip(exprs, _SCALE_PATHS, strict=True)]
     return [
         Scale(
