@@ -18,7 +18,7 @@ from wlmap.workload._issues import Issues
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.pods import PodPlacement
 from wlmap.workload.resources import PodResources, pod_resources
-from wlmap.workload.structure import Instance
+from wlmap.workload.structure import Instance, Scale
 from wlmap.workload.view import ComponentView
 
 
@@ -131,12 +131,7 @@ def _counts(
     that share an id share the count of the last of them (counts are kept by id)."""
     counts = []
     for instance in mine:
-        scale = instance.scale
-        # replicas, else minReplicas, else 1; minReplicas, else that
-        desired = scale.replicas
-        if desired is None:
-            desired = 1 if scale.min_replicas is None else scale.min_replicas
-        minimum = desired if scale.min_replicas is None else scale.min_replicas
+        desired, minimum = _scale_counts(instance.scale)
         for ancestor in row.ancestors:
             d, m = _factor(instances.get(ancestor, ()), instance.instance)
             desired, minimum = desired * d, minimum * m
@@ -149,11 +144,19 @@ def _counts(
 
 def _factor(parents: Sequence[Instance], instance_id: str | None) -> tuple[int, int]:
     """An ancestor's desired and minimum replicas for one instance below it."""
+    if len(parents) == 1:
+        return _scale_counts(parents[0].scale)
     if not parents:
         return 0, 0
-    if len(parents) == 1:
-        return parents[0].scale.desired, parents[0].scale.minimum
     for parent in parents:
         if parent.instance == instance_id:
-            return parent.scale.desired, parent.scale.minimum
+            return _scale_counts(parent.scale)
     return sum(p.scale.desired for p in parents), sum(p.scale.minimum for p in parents)
+
+
+def _scale_counts(scale: Scale) -> tuple[int, int]:
+    """``(scale.desired, scale.minimum)`` in one step."""
+    desired = scale.replicas
+    if desired is None:
+        desired = 1 if scale.min_replicas is None else scale.min_replicas
+    return desired, desired if scale.min_replicas is None else scale.min_replicas

@@ -27,6 +27,9 @@ class PlannedMatcher:
     # what the evidence of its expression expects, and the fields the expression reads
     expression_expected: dict[str, Any] | None
     fields: Fields
+    # the phase it asks for, and each condition's type, status and reason (None: any)
+    by_phase: str | None
+    checks: tuple[tuple[str, str | None, str | None], ...]
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ def _planned(
                     if matcher.by_expression
                     else None,
                     fields_named(matcher.by_expression.expression) if matcher.by_expression else (),
+                    matcher.by_phase,
+                    tuple((c.type, c.status, c.reason) for c in matcher.by_conditions or ()),
                 )
             )
             per_status[status] = per_status.get(status, 0) + 1

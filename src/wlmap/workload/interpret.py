@@ -48,7 +48,7 @@ def interpret(
         ExpressionError, WorkloadShapeError: only in strict mode.
     """
     compiled = prepare(definition)
-    issues = Issues(strict=strict, share=True)
+    issues = Issues(strict=strict, share=compiled.shares)
     variables, missing_references = bind_references(compiled, obj, references, variables, issues)
     instances = extract_instances(compiled, obj, issues, variables)
     placements = attribute_pods(compiled, instances, pods, issues) if pods is not None else None
@@ -97,11 +97,13 @@ def interpret(
             if c.template is not None and c.pods > 0 and not c.pods_observed
         )
     # positional: the record's field order (quicker than keywords)
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    name, namespace = metadata.get("name"), metadata.get("namespace")
     return WorkloadView(
-        _text(obj.get("apiVersion")),
-        _text(obj.get("kind")),
-        _text(metadata.get("name")),
-        _text(metadata.get("namespace")),
+        api_version if isinstance(api_version, str) else None,
+        kind if isinstance(kind, str) else None,
+        name if isinstance(name, str) else None,
+        namespace if isinstance(namespace, str) else None,
         compiled.name,
         status.phases,
         tuple(components),
@@ -132,7 +134,3 @@ def _suspend_reader(
             return SuspendState(True, None)
 
     return read
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None

@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from wlmap.definitions.status import ConditionMatcher, GenericStatus
+from wlmap.errors import ExpressionError
 from wlmap.workload._facts import read_facts
 from wlmap.workload._issues import Issues
 from wlmap.workload._records import quick_init
@@ -121,10 +122,20 @@ def evaluate_status(
     # evidence of those that do not hold is built only if the nearest misses are read.
     results: list[tuple[PlannedMatcher, Any]] = []
     matched: list[MatcherResult] = []
+    session = issues.session
     for planned in plan.matchers:
         result: Any = _NO_EXPRESSION
-        if planned.expression is not None:
-            outputs = issues.outputs(planned.expression, obj, variables)
+        expression = planned.expression
+        if expression is not None:
+            # Issues.outputs, inline: a definition has a dozen of these
+            try:
+                if variables is None:
+                    outputs = expression.read(obj, session)
+                else:
+                    outputs = expression.all(obj, variables, session)
+            except ExpressionError as exc:
+                issues.report(expression.located(exc))
+                outputs = None
             result = None
             if outputs:
                 first = outputs[0]
@@ -215,11 +226,15 @@ def _holds(
     result: Any,
 ) -> bool:
     """Whether every part of the matcher holds (what its evidence would say)."""
-    matcher = planned.matcher
-    if matcher.by_phase is not None and phase != matcher.by_phase:
+    if planned.by_phase is not None and phase != planned.by_phase:
         return False
-    for expected, _ in planned.conditions:
-        if not _condition_holds(expected, conditions.get(expected.type)):
+    for kind, status, reason in planned.checks:
+        found = conditions.get(kind)
+        if (
+            found is None
+            or (status is not None and found.get("status") != status)
+            or (reason is not None and found.get("reason") != reason)
+        ):
             return False
     return planned.expected_result is None or result == planned.expected_result
 
