@@ -118,6 +118,11 @@ class Emitter:
         self.literals: list[Any] = []
         self.count = 0
         self.looping = False
+        # temporaries known to hold a Python bool (tested without the null/false checks)
+        self.bools: set[str] = set()
+        # (name, key) -> the temporary holding name[key] and the indent it was set at:
+        # valid for the lines after it until the code leaves that block
+        self.known: dict[tuple[str, str], tuple[str, int]] = {}
 
     def loop(self) -> None:
         """Enter a loop. Loops are not nested: a direct reader does work in proportion to
@@ -128,11 +133,31 @@ class Emitter:
         self.looping = True
 
     def emit(self, indent: int, line: str) -> None:
+        self.at(indent)
         self.lines.append("    " * indent + line)
+
+    def at(self, indent: int) -> None:
+        """Code continues at ``indent``: what deeper blocks read is not set on every path."""
+        if self.known:
+            self.known = {k: v for k, v in self.known.items() if v[1] <= indent}
 
     def temp(self) -> str:
         self.count += 1
         return f"t{self.count}"
+
+    def boolean(self) -> str:
+        """A temporary that will hold a Python bool."""
+        out = self.temp()
+        self.bools.add(out)
+        return out
+
+    def truthy(self, name: str) -> str:
+        """A Python test of jq truth: anything but null and false."""
+        return name if name in self.bools else f"{name} is not None and {name} is not False"
+
+    def falsy(self, name: str) -> str:
+        """A Python test of jq falsehood: null or false."""
+        return f"not {name}" if name in self.bools else f"{name} is None or {name} is False"
 
     def value(self, node: s.Node, var: str, indent: int) -> str:
         """The name holding the output of ``node`` applied to ``var``."""
@@ -154,8 +179,8 @@ class Emitter:
         if isinstance(node, s.Pipe):
             return self.value(node.right, self.value(node.left, var, indent), indent)
         if node == s.Call("not"):
-            out = self.temp()
-            self.emit(indent, f"{out} = {var} is None or {var} is False")
+            out = self.boolean()
+            self.emit(indent, f"{out} = {self.falsy(var)}")
             return out
         if node == s.Call("length"):
             out = self.temp()
@@ -180,6 +205,10 @@ class Emitter:
         if node.optional or not isinstance(key, s.Literal) or not isinstance(key.value, str):
             raise Unsupported("index")
         target = self.value(node.target, var, indent)
+        self.at(indent)
+        seen = self.known.get((target, key.value))
+        if seen is not None:  # read already on every path to here (evaluation is pure)
+            return seen[0]
         out = self.temp()
         self.emit(indent, f"if type({target}) is dict:")
         self.emit(indent + 1, f"{out} = {target}.get({key.value!r})")
@@ -187,6 +216,7 @@ class Emitter:
         self.emit(indent + 1, f"{out} = None")
         self.emit(indent, "else:")
         self.emit(indent + 1, "raise Fallback")
+        self.known[(target, key.value)] = (out, indent)
         return out
 
     def binary(self, node: s.Binary, var: str, indent: int) -> str:
@@ -194,11 +224,21 @@ class Emitter:
             raise Unsupported(node.op)
         left = self.value(node.left, var, indent)
         right = self.value(node.right, var, indent)
-        out = self.temp()
+        out = self.temp() if node.op == "+" else self.boolean()
+        # against a string or null literal jq's == is Python's (no other value equals it)
+        plain = any(
+            isinstance(side, s.Literal) and (side.value is None or type(side.value) is str)
+            for side in (node.left, node.right)
+        )
         if node.op == "==":
-            self.emit(indent, f"{out} = equal({left}, {right})")
+            self.emit(
+                indent, f"{out} = {left} == {right}" if plain else f"{out} = equal({left}, {right})"
+            )
         elif node.op == "!=":
-            self.emit(indent, f"{out} = not equal({left}, {right})")
+            self.emit(
+                indent,
+                f"{out} = {left} != {right}" if plain else f"{out} = not equal({left}, {right})",
+            )
         elif node.op == "+":
             self.emit(indent, f"{out} = plus({left}, {right})")
         else:
@@ -207,21 +247,20 @@ class Emitter:
 
     def logical(self, node: s.And | s.Or, var: str, indent: int) -> str:
         left = self.value(node.left, var, indent)
-        out = self.temp()
+        out = self.boolean()
         decided = "False" if isinstance(node, s.And) else "True"
-        stop = "is None or" if isinstance(node, s.And) else "is not None and"
-        falsy = "is False" if isinstance(node, s.And) else "is not False"
-        self.emit(indent, f"if {left} {stop} {left} {falsy}:")
+        stop = self.falsy(left) if isinstance(node, s.And) else self.truthy(left)
+        self.emit(indent, f"if {stop}:")
         self.emit(indent + 1, f"{out} = {decided}")
         self.emit(indent, "else:")
         right = self.value(node.right, var, indent + 1)
-        self.emit(indent + 1, f"{out} = {right} is not None and {right} is not False")
+        self.emit(indent + 1, f"{out} = {self.truthy(right)}")
         return out
 
     def alternative(self, node: s.Alternative, var: str, indent: int) -> str:
         left = self.value(node.left, var, indent)
         out = self.temp()
-        self.emit(indent, f"if {left} is None or {left} is False:")
+        self.emit(indent, f"if {self.falsy(left)}:")
         right = self.value(node.right, var, indent + 1)
         self.emit(indent + 1, f"{out} = {right}")
         self.emit(indent, "else:")
@@ -232,7 +271,7 @@ class Emitter:
         """``if c then a else b end`` (no else: the input)."""
         condition = self.value(node.cond, var, indent)
         out = self.temp()
-        self.emit(indent, f"if {condition} is not None and {condition} is not False:")
+        self.emit(indent, f"if {self.truthy(condition)}:")
         self.emit(indent + 1, f"{out} = {self.value(node.then, var, indent + 1)}")
         self.emit(indent, "else:")
         otherwise = var if node.else_ is None else self.value(node.else_, var, indent + 1)
@@ -273,12 +312,12 @@ class Emitter:
         if not isinstance(generator, s.Iterate):
             raise Unsupported("any over something else than an iteration")
         source = self.value(generator.target, var, indent)
-        out, item = self.temp(), self.temp()
+        out, item = self.boolean(), self.temp()
         self.emit(indent, f"{out} = False")
         self.loop()
         self.emit(indent, f"for {item} in items({source}, {generator.optional}):")
         holds = self.value(condition, item, indent + 1)
-        self.emit(indent + 1, f"if {holds} is not None and {holds} is not False:")
+        self.emit(indent + 1, f"if {self.truthy(holds)}:")
         self.emit(indent + 2, f"{out} = True")
         self.emit(indent + 2, "break")
         self.looping = False
@@ -303,6 +342,8 @@ def logic_source(node: s.Node) -> tuple[str, list[Any]] | None:
             "        return general(value, session)",
             f"    return [int(y) if type(y) is float and y.is_integer() else y for y in {result}]",
         ]
+    elif result in emitter.bools:
+        outputs = [f"    return [{result}]"]
     else:
         outputs = [
             f"    return [int({result}) if type({result}) is float and {result}.is_integer()"

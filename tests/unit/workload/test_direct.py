@@ -44,6 +44,8 @@ SHAPES = [
     "[.spec.replicas, .spec.x // 2] | max",
     "[.spec.items[]?] | min",
     "[] | max",
+    '.spec.x != "y" and .spec.x != null and (.spec.x == "z" | not)',
+    'any(.status.conditions[]?; .type == "A" or .type == "B" or .type == null)',
 ]
 ODD_INPUTS: list[Any] = [
     None,
