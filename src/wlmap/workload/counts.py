@@ -30,18 +30,23 @@ def subtree_minimum(
     replica of the top component (a gang per replica, as LeaderWorkerSet groups are).
     ``cache`` keeps results for one object (gangs ask for the same subtrees repeatedly).
     """
-    return _minimum(
-        _tree(compiled), instances, component, instance_id, per_unit, {} if cache is None else cache
+    return tree_minimum(
+        component_tree(compiled),
+        instances,
+        component,
+        instance_id,
+        per_unit,
+        {} if cache is None else cache,
     )
 
 
 # Per component: its children and whether it bears pods.
-_Tree = Mapping[str, tuple[tuple[str, ...], bool]]
+Tree = Mapping[str, tuple[tuple[str, ...], bool]]
 
 
-def _tree(compiled: CompiledDefinition) -> _Tree:
+def component_tree(compiled: CompiledDefinition) -> Tree:
     """The component tree as :func:`subtree_minimum` walks it (once per definition)."""
-    tree: _Tree | None = compiled.memo.get("minimum tree")
+    tree: Tree | None = compiled.memo.get("minimum tree")
     if tree is None:
         tree = compiled.memo["minimum tree"] = {
             name: (compiled.children.get(name, ()), name in compiled.pod_bearing)
@@ -53,14 +58,16 @@ def _tree(compiled: CompiledDefinition) -> _Tree:
 _LEAF: tuple[tuple[str, ...], bool] = ((), False)
 
 
-def _minimum(
-    tree: _Tree,
+def tree_minimum(
+    tree: Tree,
     instances: Mapping[str, list[Instance]],
     component: str,
     instance_id: str | None,
     per_unit: bool,
     cache: Minimums,
 ) -> int:
+    """:func:`subtree_minimum` over a tree from :func:`component_tree`, all arguments
+    given (the gangs of one object ask for several subtrees)."""
     key = (component, instance_id, per_unit)
     known = cache.get(key)
     if known is not None:
@@ -80,7 +87,7 @@ def _minimum(
                     if candidate.instance == item.instance:
                         scoped = item.instance
                         break
-            children += _minimum(tree, instances, child, scoped, False, cache)
+            children += tree_minimum(tree, instances, child, scoped, False, cache)
         # minReplicas, else replicas; a pod-bearing component without either counts 1
         # (none when it runs no pods), a grouping one passes its children through
         scale = item.scale

@@ -13,7 +13,7 @@ from wlmap.workload._issues import Issues
 from wlmap.workload._keys import key_text
 from wlmap.workload._records import quick_init
 from wlmap.workload.compiled import CompiledDefinition
-from wlmap.workload.counts import Minimums, subtree_minimum
+from wlmap.workload.counts import Minimums, Tree, component_tree, subtree_minimum, tree_minimum
 from wlmap.workload.pods import PodPlacement
 from wlmap.workload.structure import Instance
 
@@ -62,11 +62,12 @@ def gang_groups(
     v2, legacy = plan
     found: list[GangGroup] = []
     cache: Minimums = {}
+    tree = component_tree(compiled)
     if v2 is not None:
-        found.append(_v2_group(compiled, instances, v2, placements, cache))
+        found.append(_v2_group(compiled, tree, instances, v2, placements, cache))
     for index, group in enumerate(legacy):
         if placements is None or pods is None:
-            found.append(_static_legacy(compiled, instances, group, index, cache))
+            found.append(_static_legacy(compiled, tree, instances, group, index, cache))
         else:
             found.extend(
                 _legacy_by_pods(compiled, instances, group, index, placements, pods, issues, cache)
@@ -158,6 +159,7 @@ def _pods_in(
 
 def _v2_group(
     compiled: CompiledDefinition,
+    tree: Tree,
     instances: Mapping[str, list[Instance]],
     plan: _V2Plan,
     placements: Sequence[PodPlacement] | None,
@@ -166,7 +168,7 @@ def _v2_group(
     subs = []
     minimum = 0
     for sub in plan.subs:
-        least = subtree_minimum(compiled, instances, sub.component, cache=cache)
+        least = tree_minimum(tree, instances, sub.component, None, False, cache)
         minimum += least
         subs.append(
             GangGroup(
@@ -182,7 +184,7 @@ def _v2_group(
             )
         )
     if not subs:
-        minimum = subtree_minimum(compiled, instances, plan.root, cache=cache)
+        minimum = tree_minimum(tree, instances, plan.root, None, False, cache)
     return GangGroup(
         plan.definition.name,
         minimum,
@@ -197,6 +199,7 @@ def _v2_group(
 
 def _static_legacy(
     compiled: CompiledDefinition,
+    tree: Tree,
     instances: Mapping[str, list[Instance]],
     group: LegacyPodGroup,
     index: int,
@@ -205,7 +208,7 @@ def _static_legacy(
     members, per_unit = _legacy_members(compiled, group, index)
     minimum = 0
     for member, unit in zip(members, per_unit, strict=True):
-        minimum += subtree_minimum(compiled, instances, member, per_unit=unit, cache=cache)
+        minimum += tree_minimum(tree, instances, member, None, unit, cache)
     return GangGroup(group.name, minimum, members, None, None, None, (), "podGroups")
 
 
