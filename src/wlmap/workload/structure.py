@@ -62,8 +62,11 @@ def extract_instances(
     variables: Mapping[str, Any] | None = None,
 ) -> dict[str, list[Instance]]:
     """Every component's instances, keyed by component name, in definition order."""
+    # Ids read so far, by expression text: a child keyed like its parent (a JobSet's
+    # replicatedJob and its pods) names its instances with the same expression.
+    ids: dict[str, list[Any]] = {}
     return {
-        plan.name: _component_instances(compiled.name, plan, obj, issues, variables)
+        plan.name: _component_instances(compiled.name, plan, obj, issues, variables, ids)
         for plan in _plans(compiled)
     }
 
@@ -172,6 +175,7 @@ def _component_instances(
     obj: Mapping[str, Any],
     issues: Issues,
     variables: Mapping[str, Any] | None,
+    known_ids: dict[str, list[Any]],
 ) -> list[Instance]:
     name = plan.name
     ids: Sequence[str | None]
@@ -180,9 +184,13 @@ def _component_instances(
             return [plan.alone]
         ids = _ONE_UNNAMED
     else:
-        id_outputs = issues.outputs(plan.ids, obj, variables)
-        if id_outputs is None:
-            return []
+        text = plan.ids.text if plan.ids is not None else ""
+        id_outputs = known_ids.get(text)
+        if id_outputs is None:  # a failed read is repeated: its error names this component
+            id_outputs = issues.outputs(plan.ids, obj, variables)
+            if id_outputs is None:
+                return []
+            known_ids[text] = id_outputs
         ids = id_outputs
         for value in id_outputs:
             if type(value) is not str or not value:
