@@ -22,7 +22,8 @@ from typing import Any
 
 from wlmap import jq
 from wlmap.jq import syntax as s
-from wlmap.workload._direct_logic import HELPERS, logic_source
+from wlmap.workload._direct_logic import logic_source
+from wlmap.workload._direct_values import HELPERS
 
 # A chain of plain keys (`.a.b["c"]`) over what it indexes.
 _Chain = tuple[tuple[str, ...], s.Node]

@@ -1,6 +1,6 @@
 """Direct readers for status tests: ``and``/``or``/``not``, comparisons, ``any(.a.b[]?;
-cond)``, ``length``, ``//``, and sums of counts (``[.a[]? | .b // 0] | add``) over key
-chains.
+cond)``, ``length``, ``//``, sums of counts (``[.a[]? | .b // 0] | add``) and the least
+or greatest of a few counts (``[.a // 1, .b // 1] | min``) over key chains.
 
 The catalog's status matchers are mostly of this shape, for example::
 
@@ -10,7 +10,8 @@ The catalog's status matchers are mostly of this shape, for example::
 Each such expression becomes one generated function with exactly one output. Every step
 is one jq defines without surprises for ordinary values; where jq would raise an error,
 compare values of different kinds (``null < 1``), or compare arrays or objects, the
-function raises :class:`Fallback` and the general reader takes over.
+function raises :class:`~wlmap.workload._direct_values.Fallback` (see that module) and the
+general reader takes over.
 """
 
 from __future__ import annotations
@@ -20,75 +21,8 @@ from typing import Any
 from wlmap.jq import syntax as s
 
 
-class Fallback(Exception):
-    """The value is not an ordinary case: evaluate with the general reader."""
-
-
 class Unsupported(Exception):
     """The expression is not of a supported shape."""
-
-
-def equal(a: Any, b: Any) -> bool:
-    """jq's ``==`` for scalars (numbers by value, ``true`` is not ``1``)."""
-    ta, tb = type(a), type(b)
-    if ta is bool or tb is bool:
-        return a is b
-    if (ta is int or ta is float) and (tb is int or tb is float):
-        return bool(a == b)
-    if ta is not tb or ta is list or ta is dict:
-        if ta is list or ta is dict or tb is list or tb is dict:
-            raise Fallback
-        return False
-    return bool(a == b)
-
-
-def number(a: Any) -> int | float:
-    """``a`` when it is a number (ordering across kinds is left to the general reader)."""
-    if type(a) is int or type(a) is float:
-        return a
-    raise Fallback
-
-
-def length(a: Any) -> int | float:
-    """jq's ``length`` of ordinary values."""
-    if a is None:
-        return 0
-    if type(a) is str or type(a) is list or type(a) is dict:
-        return len(a)
-    raise Fallback
-
-
-_SAFE_INT = 2**53
-
-
-def plus(a: Any, b: Any) -> Any:
-    """jq's ``+`` where it is plain: null and a value, or whole numbers (counts)."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if type(a) is int and type(b) is int and -_SAFE_INT < a + b < _SAFE_INT:
-        return a + b
-    raise Fallback
-
-
-def add(a: Any) -> Any:
-    """jq's ``add`` of an array of counts (null when empty)."""
-    total = None
-    for value in items(a, False):
-        total = plus(total, value)
-    return total
-
-
-def items(a: Any, optional: bool) -> list[Any]:
-    """What ``a[]`` (``a[]?`` when ``optional``) iterates over."""
-    if type(a) is list:
-        return a
-    if type(a) is dict:
-        return list(a.values())
-    if optional:
-        return []
-    raise Fallback
 
 
 _ORDER = {"<": "<", "<=": "<=", ">": ">", ">=": ">="}
@@ -102,6 +36,11 @@ class Emitter:
         self.literals: list[Any] = []
         self.count = 0
         self.looping = False
+        # temporaries known to hold a Python bool (tested without the null/false checks)
+        self.bools: set[str] = set()
+        # (name, key) -> the temporary holding name[key] and the indent it was set at:
+        # valid for the lines after it until the code leaves that block
+        self.known: dict[tuple[str, str], tuple[str, int]] = {}
 
     def loop(self) -> None:
         """Enter a loop. Loops are not nested: a direct reader does work in proportion to
@@ -112,11 +51,31 @@ class Emitter:
         self.looping = True
 
     def emit(self, indent: int, line: str) -> None:
+        self.at(indent)
         self.lines.append("    " * indent + line)
+
+    def at(self, indent: int) -> None:
+        """Code continues at ``indent``: what deeper blocks read is not set on every path."""
+        if self.known:
+            self.known = {k: v for k, v in self.known.items() if v[1] <= indent}
 
     def temp(self) -> str:
         self.count += 1
         return f"t{self.count}"
+
+    def boolean(self) -> str:
+        """A temporary that will hold a Python bool."""
+        out = self.temp()
+        self.bools.add(out)
+        return out
+
+    def truthy(self, name: str) -> str:
+        """A Python test of jq truth: anything but null and false."""
+        return name if name in self.bools else f"{name} is not None and {name} is not False"
+
+    def falsy(self, name: str) -> str:
+        """A Python test of jq falsehood: null or false."""
+        return f"not {name}" if name in self.bools else f"{name} is None or {name} is False"
 
     def value(self, node: s.Node, var: str, indent: int) -> str:
         """The name holding the output of ``node`` applied to ``var``."""
@@ -138,8 +97,8 @@ class Emitter:
         if isinstance(node, s.Pipe):
             return self.value(node.right, self.value(node.left, var, indent), indent)
         if node == s.Call("not"):
-            out = self.temp()
-            self.emit(indent, f"{out} = {var} is None or {var} is False")
+            out = self.boolean()
+            self.emit(indent, f"{out} = {self.falsy(var)}")
             return out
         if node == s.Call("length"):
             out = self.temp()
@@ -148,6 +107,10 @@ class Emitter:
         if node == s.Call("add"):
             out = self.temp()
             self.emit(indent, f"{out} = add({var})")
+            return out
+        if node in (s.Call("min"), s.Call("max")):
+            out = self.temp()
+            self.emit(indent, f"{out} = extreme({var}, {node == s.Call('max')})")
             return out
         if isinstance(node, s.ArrayCons):
             return self.array(node.body, var, indent)
@@ -160,6 +123,10 @@ class Emitter:
         if node.optional or not isinstance(key, s.Literal) or not isinstance(key.value, str):
             raise Unsupported("index")
         target = self.value(node.target, var, indent)
+        self.at(indent)
+        seen = self.known.get((target, key.value))
+        if seen is not None:  # read already on every path to here (evaluation is pure)
+            return seen[0]
         out = self.temp()
         self.emit(indent, f"if type({target}) is dict:")
         self.emit(indent + 1, f"{out} = {target}.get({key.value!r})")
@@ -167,6 +134,7 @@ class Emitter:
         self.emit(indent + 1, f"{out} = None")
         self.emit(indent, "else:")
         self.emit(indent + 1, "raise Fallback")
+        self.known[(target, key.value)] = (out, indent)
         return out
 
     def binary(self, node: s.Binary, var: str, indent: int) -> str:
@@ -174,11 +142,21 @@ class Emitter:
             raise Unsupported(node.op)
         left = self.value(node.left, var, indent)
         right = self.value(node.right, var, indent)
-        out = self.temp()
+        out = self.temp() if node.op == "+" else self.boolean()
+        # against a string or null literal jq's == is Python's (no other value equals it)
+        plain = any(
+            isinstance(side, s.Literal) and (side.value is None or type(side.value) is str)
+            for side in (node.left, node.right)
+        )
         if node.op == "==":
-            self.emit(indent, f"{out} = equal({left}, {right})")
+            self.emit(
+                indent, f"{out} = {left} == {right}" if plain else f"{out} = equal({left}, {right})"
+            )
         elif node.op == "!=":
-            self.emit(indent, f"{out} = not equal({left}, {right})")
+            self.emit(
+                indent,
+                f"{out} = {left} != {right}" if plain else f"{out} = not equal({left}, {right})",
+            )
         elif node.op == "+":
             self.emit(indent, f"{out} = plus({left}, {right})")
         else:
@@ -187,21 +165,20 @@ class Emitter:
 
     def logical(self, node: s.And | s.Or, var: str, indent: int) -> str:
         left = self.value(node.left, var, indent)
-        out = self.temp()
+        out = self.boolean()
         decided = "False" if isinstance(node, s.And) else "True"
-        stop = "is None or" if isinstance(node, s.And) else "is not None and"
-        falsy = "is False" if isinstance(node, s.And) else "is not False"
-        self.emit(indent, f"if {left} {stop} {left} {falsy}:")
+        stop = self.falsy(left) if isinstance(node, s.And) else self.truthy(left)
+        self.emit(indent, f"if {stop}:")
         self.emit(indent + 1, f"{out} = {decided}")
         self.emit(indent, "else:")
         right = self.value(node.right, var, indent + 1)
-        self.emit(indent + 1, f"{out} = {right} is not None and {right} is not False")
+        self.emit(indent + 1, f"{out} = {self.truthy(right)}")
         return out
 
     def alternative(self, node: s.Alternative, var: str, indent: int) -> str:
         left = self.value(node.left, var, indent)
         out = self.temp()
-        self.emit(indent, f"if {left} is None or {left} is False:")
+        self.emit(indent, f"if {self.falsy(left)}:")
         right = self.value(node.right, var, indent + 1)
         self.emit(indent + 1, f"{out} = {right}")
         self.emit(indent, "else:")
@@ -212,7 +189,7 @@ class Emitter:
         """``if c then a else b end`` (no else: the input)."""
         condition = self.value(node.cond, var, indent)
         out = self.temp()
-        self.emit(indent, f"if {condition} is not None and {condition} is not False:")
+        self.emit(indent, f"if {self.truthy(condition)}:")
         self.emit(indent + 1, f"{out} = {self.value(node.then, var, indent + 1)}")
         self.emit(indent, "else:")
         otherwise = var if node.else_ is None else self.value(node.else_, var, indent + 1)
@@ -220,8 +197,17 @@ class Emitter:
         return out
 
     def array(self, body: s.Node | None, var: str, indent: int) -> str:
-        """``[]``, ``[.a[]?]`` or ``[.a[]? | f]``."""
+        """``[]``, ``[.a[]?]``, ``[.a[]? | f]`` or ``[f, g, ...]`` of one output each."""
         out = self.temp()
+        if isinstance(body, s.Comma):
+            parts: list[s.Node] = []
+            while isinstance(body, s.Comma):
+                parts.append(body.right)
+                body = body.left
+            parts.append(body)
+            values = [self.value(part, var, indent) for part in reversed(parts)]
+            self.emit(indent, f"{out} = [{', '.join(values)}]")
+            return out
         self.emit(indent, f"{out} = []")
         if body is None:
             return out
@@ -244,12 +230,12 @@ class Emitter:
         if not isinstance(generator, s.Iterate):
             raise Unsupported("any over something else than an iteration")
         source = self.value(generator.target, var, indent)
-        out, item = self.temp(), self.temp()
+        out, item = self.boolean(), self.temp()
         self.emit(indent, f"{out} = False")
         self.loop()
         self.emit(indent, f"for {item} in items({source}, {generator.optional}):")
         holds = self.value(condition, item, indent + 1)
-        self.emit(indent + 1, f"if {holds} is not None and {holds} is not False:")
+        self.emit(indent + 1, f"if {self.truthy(holds)}:")
         self.emit(indent + 2, f"{out} = True")
         self.emit(indent + 2, "break")
         self.looping = False
@@ -274,6 +260,8 @@ def logic_source(node: s.Node) -> tuple[str, list[Any]] | None:
             "        return general(value, session)",
             f"    return [int(y) if type(y) is float and y.is_integer() else y for y in {result}]",
         ]
+    elif result in emitter.bools:
+        outputs = [f"    return [{result}]"]
     else:
         outputs = [
             f"    return [int({result}) if type({result}) is float and {result}.is_integer()"
@@ -288,14 +276,3 @@ def logic_source(node: s.Node) -> tuple[str, list[Any]] | None:
         *outputs,
     ]
     return "\n".join(lines) + "\n", emitter.literals
-
-
-HELPERS = {
-    "Fallback": Fallback,
-    "equal": equal,
-    "number": number,
-    "length": length,
-    "items": items,
-    "plus": plus,
-    "add": add,
-}

@@ -32,9 +32,18 @@ def fields_read(expression: str) -> tuple[tuple[str, ...], ...]:
     return tuple(p for p in unique if not any(len(q) > len(p) and q[: len(p)] == p for q in unique))
 
 
-def read_facts(expression: str, obj: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """Each field the expression reads, as ``.a.b`` text, with its value in ``obj``."""
-    return tuple(("." + ".".join(path), _value(obj, path)) for path in fields_read(expression))
+# Fields an expression reads: each as ``.a.b`` text with its keys.
+Fields = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def fields_named(expression: str) -> Fields:
+    """The fields an expression reads (:func:`fields_read`), each with its ``.a.b`` text."""
+    return tuple(("." + ".".join(path), path) for path in fields_read(expression))
+
+
+def read_facts(fields: Fields, obj: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """Each field (from :func:`fields_named`) with its value in ``obj``."""
+    return tuple([(text, _value(obj, path)) for text, path in fields])
 
 
 def _collect(node: s.Node, found: list[tuple[str, ...]]) -> None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wlmap.definitions.status import ConditionMatcher, GenericStatus, StatusMatcher
+from wlmap.workload._facts import Fields, fields_named
 from wlmap.workload.compiled import CompiledDefinition, Expr
 
 _BASE = "spec.structureDefinition.rootComponent.statusDefinition"
@@ -23,6 +24,12 @@ class PlannedMatcher:
     conditions: tuple[tuple[ConditionMatcher, dict[str, Any]], ...]
     # an expression is all it checks: it holds when the result is the expected one
     expression_only: bool
+    # what the evidence of its expression expects, and the fields the expression reads
+    expression_expected: dict[str, Any] | None
+    fields: Fields
+    # the phase it asks for, and each condition's type, status and reason (None: any)
+    by_phase: str | None
+    checks: tuple[tuple[str, str | None, str | None], ...]
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,15 @@ def _planned(
                     matcher.by_expression is not None
                     and matcher.by_phase is None
                     and not matcher.by_conditions,
+                    {
+                        "expression": matcher.by_expression.expression,
+                        "result": matcher.by_expression.expected_result,
+                    }
+                    if matcher.by_expression
+                    else None,
+                    fields_named(matcher.by_expression.expression) if matcher.by_expression else (),
+                    matcher.by_phase,
+                    tuple((c.type, c.status, c.reason) for c in matcher.by_conditions or ()),
                 )
             )
             per_status[status] = per_status.get(status, 0) + 1

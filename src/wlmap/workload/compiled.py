@@ -99,13 +99,14 @@ class CompiledDefinition:
     order: tuple[str, ...]
     pod_bearing: tuple[str, ...] = field(default=())
     bases: Mapping[str, str] = field(default_factory=dict)
+    # The definition's name and whether it declares references (read for every object).
+    name: str = ""
+    references: bool = False
+    # Whether some expression is read by an evaluator, which can share sub-expression
+    # results through a session (direct readers have none to share).
+    shares: bool = True
     # Derived per-definition data the workload modules compute once (e.g. status plans).
     memo: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    @property
-    def name(self) -> str:
-        """The definition's name."""
-        return self.definition.name
 
     def expr(self, path: str) -> Expr | None:
         """The compiled expression at a definition field path, if that field is set."""
@@ -148,6 +149,7 @@ def compile_definition(
     if engine is None:
         engine = jq.default_engine() if is_builtin(definition) else jq.untrusted_engine()
     exprs: dict[str, Expr] = {}
+    shares = False
     for site in expression_sites(definition):
         try:
             program = engine.compile(site.text, verify=False)
@@ -155,9 +157,9 @@ def compile_definition(
             raise exc.located(
                 definition=definition.name, component=site.component, field=site.path
             ) from exc
-        exprs[site.path] = Expr(
-            program, definition.name, site.component, site.path, _reader(program, engine)
-        )
+        read, direct = _reader(program, engine)
+        exprs[site.path] = Expr(program, definition.name, site.component, site.path, read)
+        shares = shares or not direct
     components = {c.name: c for c in definition.components()}
     parent = {c.name: c.owner_ref for c in definition.components()}
     parent[definition.root.name] = None
@@ -181,17 +183,21 @@ def compile_definition(
         order=tuple(components),
         pod_bearing=tuple(c.name for c in definition.components() if c.spec_definition is not None),
         bases={c.name: component_path(definition, c) for c in definition.components()},
+        name=definition.name,
+        references=bool(definition.spec.structure_definition.references),
+        shares=shares,
     )
 
 
-def _reader(program: jq.Program, engine: jq.Engine) -> jq.Reader:
-    """The quickest reader of a program: a direct one for plain key chains (trusted
-    definitions only: the isolated engine keeps every check of its own), else the
-    engine's."""
+def _reader(program: jq.Program, engine: jq.Engine) -> tuple[jq.Reader, bool]:
+    """The quickest reader of a program, and whether it is a direct one: for plain key
+    chains and simple tests (trusted definitions only: the isolated engine keeps every
+    check of its own), else the engine's."""
     general = program.reader()
     if engine.isolated:
-        return general
-    return direct_reader(program, general, engine.limits.max_outputs) or general
+        return general, False
+    direct = direct_reader(program, general, engine.limits.max_outputs)
+    return (general, False) if direct is None else (direct, True)
 
 
 def component_base(compiled: CompiledDefinition, name: str) -> str:

@@ -1,67 +1,14 @@
-"""Desired and minimum pod counts, multiplied through nested components."""
+"""Minimum pods of component subtrees (what gangs need), and whether an instance runs pods."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
-from wlmap.workload._records import quick_init
 from wlmap.workload.compiled import CompiledDefinition
-from wlmap.workload.structure import Instance, Scale
+from wlmap.workload.structure import Instance
 
-Key = tuple[str, str | None]
 # Subtree minimums already worked out for one object: (component, instance, per unit).
 Minimums = dict[tuple[str, str | None, bool], int]
-
-
-@quick_init
-@dataclass(frozen=True)
-class PodCount:
-    """Pods one component instance asks for across the whole workload."""
-
-    desired: int
-    minimum: int
-
-
-def count_pods(
-    compiled: CompiledDefinition, instances: Mapping[str, list[Instance]]
-) -> dict[Key, PodCount]:
-    """Pods per pod-bearing component instance: own replicas times every ancestor's.
-
-    An ancestor with several instances contributes the instance whose id equals this
-    instance's id when there is one (children keyed like their parent), else the sum over
-    its instances (children not scoped per parent instance).
-    """
-    counts: dict[Key, PodCount] = {}
-    for name, ancestors in _lineages(compiled):
-        for instance in instances.get(name, []):
-            desired, minimum = instance.scale.desired, instance.scale.minimum
-            for ancestor in ancestors:
-                d, m = _factor(instances.get(ancestor, []), instance.instance)
-                desired, minimum = desired * d, minimum * m
-            counts[(name, instance.instance)] = PodCount(desired, minimum)
-    return counts
-
-
-def _lineages(compiled: CompiledDefinition) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each pod-bearing component with its ancestors, nearest first (once per definition)."""
-    known: tuple[tuple[str, tuple[str, ...]], ...] | None = compiled.memo.get("lineages")
-    if known is None:
-        known = compiled.memo["lineages"] = tuple(
-            (name, tuple(compiled.ancestors(name))) for name in compiled.pod_bearing
-        )
-    return known
-
-
-def _factor(parents: list[Instance], instance_id: str | None) -> tuple[int, int]:
-    if not parents:
-        return 0, 0
-    if len(parents) == 1:
-        return parents[0].scale.desired, parents[0].scale.minimum
-    for parent in parents:
-        if parent.instance == instance_id:
-            return parent.scale.desired, parent.scale.minimum
-    return sum(p.scale.desired for p in parents), sum(p.scale.minimum for p in parents)
 
 
 def subtree_minimum(
@@ -83,25 +30,76 @@ def subtree_minimum(
     replica of the top component (a gang per replica, as LeaderWorkerSet groups are).
     ``cache`` keeps results for one object (gangs ask for the same subtrees repeatedly).
     """
+    return tree_minimum(
+        component_tree(compiled),
+        instances,
+        component,
+        instance_id,
+        per_unit,
+        {} if cache is None else cache,
+    )
+
+
+# Per component: its children and whether it bears pods.
+Tree = Mapping[str, tuple[tuple[str, ...], bool]]
+
+
+def component_tree(compiled: CompiledDefinition) -> Tree:
+    """The component tree as :func:`subtree_minimum` walks it (once per definition)."""
+    tree: Tree | None = compiled.memo.get("minimum tree")
+    if tree is None:
+        tree = compiled.memo["minimum tree"] = {
+            name: (compiled.children.get(name, ()), name in compiled.pod_bearing)
+            for name in compiled.order
+        }
+    return tree
+
+
+_LEAF: tuple[tuple[str, ...], bool] = ((), False)
+
+
+def tree_minimum(
+    tree: Tree,
+    instances: Mapping[str, list[Instance]],
+    component: str,
+    instance_id: str | None,
+    per_unit: bool,
+    cache: Minimums,
+) -> int:
+    """:func:`subtree_minimum` over a tree from :func:`component_tree`, all arguments
+    given (the gangs of one object ask for several subtrees)."""
     key = (component, instance_id, per_unit)
-    if cache is not None:
-        known = cache.get(key)
-        if known is not None:
-            return known
-    chosen = instances.get(component, [])
-    if instance_id is not None:
-        chosen = [i for i in chosen if i.instance == instance_id]
-    child_names = compiled.children.get(component, ())
-    bears_pods = component in compiled.pod_bearing
+    known = cache.get(key)
+    if known is not None:
+        return known
+    child_names, bears_pods = tree.get(component, _LEAF)
     total = 0
-    for item in chosen:
+    for item in instances.get(component, ()):
+        if instance_id is not None and item.instance != instance_id:
+            continue
         # Children keyed like their parent (a JobSet's replicatedJob and its pods) count
         # only the instance of the same id; other children count all their instances.
         children = 0
         for child in child_names:
-            scoped = _scoped(instances, child, item.instance)
-            children += subtree_minimum(compiled, instances, child, scoped, cache=cache)
-        own = 0 if bears_pods and not runs_pods(item) else _own_minimum(item.scale, bears_pods)
+            scoped = None
+            if item.instance is not None:
+                for candidate in instances.get(child, ()):
+                    if candidate.instance == item.instance:
+                        scoped = item.instance
+                        break
+            children += tree_minimum(tree, instances, child, scoped, False, cache)
+        # minReplicas, else replicas; a pod-bearing component without either counts 1
+        # (none when it runs no pods), a grouping one passes its children through
+        scale = item.scale
+        own: int | None
+        if scale.min_replicas is not None:
+            own = scale.min_replicas
+        elif scale.replicas is not None:
+            own = scale.replicas
+        elif bears_pods:
+            own = 1 if item.template is not None else 0
+        else:
+            own = None
         if per_unit:
             own = None if child_names else min(own or 0, 1)
         if own is None:
@@ -110,20 +108,8 @@ def subtree_minimum(
             total += own * children
         else:
             total += own
-    if cache is not None:
-        cache[key] = total
+    cache[key] = total
     return total
-
-
-def _scoped(
-    instances: Mapping[str, list[Instance]], child: str, parent_id: str | None
-) -> str | None:
-    """The child's instance of the parent's id, when the child has one."""
-    if parent_id is not None:
-        for instance in instances.get(child, ()):
-            if instance.instance == parent_id:
-                return parent_id
-    return None
 
 
 def runs_pods(instance: Instance) -> bool:
@@ -136,13 +122,3 @@ def runs_pods(instance: Instance) -> bool:
         or scale.replicas is not None
         or scale.min_replicas is not None
     )
-
-
-def _own_minimum(scale: Scale, bears_pods: bool) -> int | None:
-    """minReplicas, else replicas; a pod-bearing component without either counts 1, a
-    grouping component without either passes its children through (None). Zero is zero."""
-    if scale.min_replicas is not None:
-        return scale.min_replicas
-    if scale.replicas is not None:
-        return scale.replicas
-    return 1 if bears_pods else None

@@ -13,7 +13,7 @@ from wlmap.workload._issues import Issues
 from wlmap.workload._keys import key_text
 from wlmap.workload._records import quick_init
 from wlmap.workload.compiled import CompiledDefinition
-from wlmap.workload.counts import Minimums, subtree_minimum
+from wlmap.workload.counts import Minimums, Tree, component_tree, subtree_minimum, tree_minimum
 from wlmap.workload.pods import PodPlacement
 from wlmap.workload.structure import Instance
 
@@ -62,11 +62,12 @@ def gang_groups(
     v2, legacy = plan
     found: list[GangGroup] = []
     cache: Minimums = {}
+    tree = component_tree(compiled)
     if v2 is not None:
-        found.append(_v2_group(compiled, instances, v2, placements, cache))
+        found.append(_v2_group(compiled, tree, instances, v2, placements, cache))
     for index, group in enumerate(legacy):
         if placements is None or pods is None:
-            found.append(_static_legacy(compiled, instances, group, index, cache))
+            found.append(_static_legacy(compiled, tree, instances, group, index, cache))
         else:
             found.extend(
                 _legacy_by_pods(compiled, instances, group, index, placements, pods, issues, cache)
@@ -109,6 +110,7 @@ class _V2Plan:
     definition: PodGroupDefinition
     subs: tuple[_SubGroupPlan, ...]
     pod_bearing: tuple[str, ...]
+    root: str
 
 
 def _gang_plan(
@@ -135,6 +137,7 @@ def _gang_plan(
                     for sub in gang.pod_group.sub_groups
                 ),
                 _pod_bearing(compiled, compiled.order),
+                compiled.definition.root.name,
             )
         plan = (v2, tuple(gang.pod_groups or ()))
     compiled.memo["gangs"] = plan
@@ -156,45 +159,47 @@ def _pods_in(
 
 def _v2_group(
     compiled: CompiledDefinition,
+    tree: Tree,
     instances: Mapping[str, list[Instance]],
     plan: _V2Plan,
     placements: Sequence[PodPlacement] | None,
     cache: Minimums,
 ) -> GangGroup:
-    root = compiled.definition.root.name
-    subs = tuple(
-        GangGroup(
-            sub.component,
-            subtree_minimum(compiled, instances, sub.component, cache=cache),
-            # the pod-bearing components the object has instances of
-            tuple(n for n in sub.pod_bearing if instances.get(n)),
-            _pods_in(compiled, sub.component, placements),
-            None,
-            sub.topology,
-            (),
-            "podGroup",
+    subs = []
+    minimum = 0
+    for sub in plan.subs:
+        least = tree_minimum(tree, instances, sub.component, None, False, cache)
+        minimum += least
+        subs.append(
+            GangGroup(
+                sub.component,
+                least,
+                # the pod-bearing components the object has instances of
+                tuple([n for n in sub.pod_bearing if instances.get(n)]),
+                _pods_in(compiled, sub.component, placements),
+                None,
+                sub.topology,
+                (),
+                "podGroup",
+            )
         )
-        for sub in plan.subs
-    )
-    minimum = (
-        sum(s.min_member for s in subs)
-        if subs
-        else subtree_minimum(compiled, instances, root, cache=cache)
-    )
+    if not subs:
+        minimum = tree_minimum(tree, instances, plan.root, None, False, cache)
     return GangGroup(
         plan.definition.name,
         minimum,
-        tuple(n for n in plan.pod_bearing if instances.get(n)),
-        _pods_in(compiled, root, placements),
+        tuple([n for n in plan.pod_bearing if instances.get(n)]),
+        _pods_in(compiled, plan.root, placements),
         None,
         plan.definition.topology,
-        subs,
+        tuple(subs),
         "podGroup",
     )
 
 
 def _static_legacy(
     compiled: CompiledDefinition,
+    tree: Tree,
     instances: Mapping[str, list[Instance]],
     group: LegacyPodGroup,
     index: int,
@@ -203,18 +208,20 @@ def _static_legacy(
     members, per_unit = _legacy_members(compiled, group, index)
     minimum = 0
     for member, unit in zip(members, per_unit, strict=True):
-        minimum += subtree_minimum(compiled, instances, member, per_unit=unit, cache=cache)
-    return GangGroup(group.name, minimum, members, source="podGroups")
+        minimum += tree_minimum(tree, instances, member, None, unit, cache)
+    return GangGroup(group.name, minimum, members, None, None, None, (), "podGroups")
 
 
 def _legacy_members(
     compiled: CompiledDefinition, group: LegacyPodGroup, index: int
 ) -> tuple[tuple[str, ...], tuple[bool, ...]]:
     """The group's member components, and whether each counts one replica (per definition)."""
-    key = f"podGroups[{index}] members"
-    known: tuple[tuple[str, ...], tuple[bool, ...]] | None = compiled.memo.get(key)
+    every: dict[int, tuple[tuple[str, ...], tuple[bool, ...]]] = compiled.memo.setdefault(
+        "podGroups members", {}
+    )
+    known = every.get(index)
     if known is None:
-        known = compiled.memo[key] = (
+        known = every[index] = (
             tuple(m.component_name for m in group.members),
             tuple(_per_unit(compiled, m) for m in group.members),
         )

@@ -8,17 +8,16 @@ from typing import Any
 
 from wlmap.definitions import Definition
 from wlmap.errors import WlmapError
+from wlmap.workload._components import component_views
 from wlmap.workload._issues import Issues
 from wlmap.workload.compiled import CompiledDefinition, prepare
-from wlmap.workload.counts import PodCount, count_pods, runs_pods
 from wlmap.workload.gangs import GangGroup, gang_groups
-from wlmap.workload.pods import PodPlacement, attribute_pods
+from wlmap.workload.pods import attribute_pods
 from wlmap.workload.references import bind_references
-from wlmap.workload.resources import PodResources, pod_resources
 from wlmap.workload.status import evaluate_status
-from wlmap.workload.structure import Instance, extract_instances
+from wlmap.workload.structure import extract_instances
 from wlmap.workload.suspend import SuspendState, suspend_state
-from wlmap.workload.view import ComponentView, WorkloadView
+from wlmap.workload.view import WorkloadView
 
 
 def interpret(
@@ -49,18 +48,13 @@ def interpret(
         ExpressionError, WorkloadShapeError: only in strict mode.
     """
     compiled = prepare(definition)
-    issues = Issues(strict=strict, share=True)
+    issues = Issues(strict=strict, share=compiled.shares)
     variables, missing_references = bind_references(compiled, obj, references, variables, issues)
     instances = extract_instances(compiled, obj, issues, variables)
-    counts = count_pods(compiled, instances)
     placements = attribute_pods(compiled, instances, pods, issues) if pods is not None else None
     # what failed so far shapes components, counts and pods, so the gangs too
     gang_errors = list(issues.errors)
-    components = _component_views(compiled, instances, counts, placements, claims, issues)
-    totals = PodResources()
-    for view in components:
-        if view.total is not None:
-            totals = totals.add(view.total)
+    components, totals = component_views(compiled, instances, placements, claims, issues)
     status = evaluate_status(compiled, obj, issues, variables)
     issues.session = None  # what the view works out later must read the object as it is then
 
@@ -92,7 +86,9 @@ def interpret(
         gangs_reader = functools.partial(tuple, computed)
 
     raw_metadata = obj.get("metadata")
-    metadata: Mapping[str, Any] = raw_metadata if isinstance(raw_metadata, Mapping) else {}
+    metadata: Mapping[str, Any] = (
+        raw_metadata if type(raw_metadata) is dict or isinstance(raw_metadata, Mapping) else {}
+    )
     missing: tuple[tuple[str, str | None], ...] = ()
     if placements is not None:
         missing = tuple(
@@ -101,16 +97,18 @@ def interpret(
             if c.template is not None and c.pods > 0 and not c.pods_observed
         )
     # positional: the record's field order (quicker than keywords)
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    name, namespace = metadata.get("name"), metadata.get("namespace")
     return WorkloadView(
-        _text(obj.get("apiVersion")),
-        _text(obj.get("kind")),
-        _text(metadata.get("name")),
-        _text(metadata.get("namespace")),
+        api_version if isinstance(api_version, str) else None,
+        kind if isinstance(kind, str) else None,
+        name if isinstance(name, str) else None,
+        namespace if isinstance(namespace, str) else None,
         compiled.name,
         status.phases,
         tuple(components),
         totals,
-        sum(c.pods for c in components),
+        sum([c.pods for c in components]),
         gangs_reader,
         status,
         _suspend_reader(compiled, obj, status.phases, strict),
@@ -120,89 +118,6 @@ def interpret(
         warnings,
         gang_issues,
     )
-
-
-def _component_views(
-    compiled: CompiledDefinition,
-    instances: Mapping[str, list[Instance]],
-    counts: Mapping[tuple[str, str | None], PodCount],
-    placements: Sequence[PodPlacement] | None,
-    claims: Mapping[str, Mapping[str, Any]] | None,
-    issues: Issues,
-) -> list[ComponentView]:
-    views = []
-    for name, kind, parent, bears_pods, where in _component_facts(compiled):
-        for instance in instances.get(name, ()):
-            key = instance.instance
-            count = counts.get((name, key)) or _NO_PODS
-            per_pod: PodResources | None = None
-            total: PodResources | None = None
-            template = instance.template
-            scale = instance.scale
-            asks = bears_pods and runs_pods(instance)
-            if template is not None:
-                try:
-                    per_pod = pod_resources(
-                        template["spec"], template["metadata"], claims, where=where
-                    )
-                except WlmapError as exc:
-                    issues.report(exc)
-                else:
-                    total = per_pod.scaled(count.desired)
-            observed = ready = None
-            if placements is not None:
-                mine = [p for p in placements if p.component == name and p.instance == key]
-                observed, ready = len(mine), sum(p.ready for p in mine)
-            # positional: the record's field order (quicker than keywords, dozens per object)
-            views.append(
-                ComponentView(
-                    name,
-                    key,
-                    parent,
-                    kind,
-                    scale.replicas,
-                    scale.min_replicas,
-                    scale.max_replicas,
-                    count.desired if asks else 0,
-                    count.minimum if asks else 0,
-                    template,
-                    per_pod,
-                    total,
-                    observed,
-                    ready,
-                    bears_pods
-                    and template is None
-                    and not scale.replicas
-                    and not scale.min_replicas
-                    and not observed,
-                )
-            )
-    return views
-
-
-_NO_PODS = PodCount(0, 0)
-
-
-def _component_facts(
-    compiled: CompiledDefinition,
-) -> tuple[tuple[str, str | None, str | None, bool, str], ...]:
-    """Per component, in order: name, kind, parent, whether it bears pods, and the field
-    path its pod spec is reported under."""
-    facts: tuple[tuple[str, str | None, str | None, bool, str], ...] | None = compiled.memo.get(
-        "views"
-    )
-    if facts is None:
-        facts = compiled.memo["views"] = tuple(
-            (
-                name,
-                component.kind.kind if component.kind else None,
-                compiled.parent.get(name),
-                name in compiled.pod_bearing,
-                f"{name}.spec",
-            )
-            for name, component in ((n, compiled.components[n]) for n in compiled.order)
-        )
-    return facts
 
 
 def _suspend_reader(
@@ -219,7 +134,3 @@ def _suspend_reader(
             return SuspendState(True, None)
 
     return read
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None

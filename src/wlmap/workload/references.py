@@ -148,7 +148,7 @@ def bind_references(
     A selection is bound as the list given (empty when none) and is never missing: an input
     cannot tell "none exist" from "none read".
     """
-    if not compiled.definition.spec.structure_definition.references:
+    if not compiled.references:
         return (dict(variables) if variables else None), ()
     given = references or {}
     bound = dict(variables or {})

@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from wlmap.definitions.status import ConditionMatcher, GenericStatus
+from wlmap.errors import ExpressionError
 from wlmap.workload._facts import read_facts
 from wlmap.workload._issues import Issues
 from wlmap.workload._records import quick_init
@@ -121,11 +122,30 @@ def evaluate_status(
     # evidence of those that do not hold is built only if the nearest misses are read.
     results: list[tuple[PlannedMatcher, Any]] = []
     matched: list[MatcherResult] = []
+    session = issues.session
     for planned in plan.matchers:
-        result = _NO_EXPRESSION
-        if planned.expression is not None:
-            outputs = issues.outputs(planned.expression, obj, variables)
-            result = _text(outputs[0]) if outputs and outputs[0] is not None else None
+        result: Any = _NO_EXPRESSION
+        expression = planned.expression
+        if expression is not None:
+            # Issues.outputs, inline: a definition has a dozen of these
+            try:
+                if variables is None:
+                    outputs = expression.read(obj, session)
+                else:
+                    outputs = expression.all(obj, variables, session)
+            except ExpressionError as exc:
+                issues.report(expression.located(exc))
+                outputs = None
+            result = None
+            if outputs:
+                first = outputs[0]
+                # tests give booleans: their text without a call
+                if first is True:
+                    result = "true"
+                elif first is False:
+                    result = "false"
+                elif first is not None:
+                    result = _text(first)
         results.append((planned, result))
         if planned.expression_only:  # what _holds() would say, without its other checks
             if planned.expected_result is not None and result != planned.expected_result:
@@ -135,7 +155,7 @@ def evaluate_status(
         evidence = _evidence(planned, obj, phase, by_type, result)
         matched.append(MatcherResult(planned.status, planned.index, evidence))
     if matched:
-        phases = tuple(dict.fromkeys(r.status.value for r in matched))
+        phases = tuple(dict.fromkeys([r.status.value for r in matched]))
         return StatusReport(phases, tuple(matched), phase, tuple(conditions))
 
     def misses() -> tuple[MatcherResult, ...]:
@@ -174,13 +194,20 @@ def _conditions(
         return []
     outputs = issues.outputs(plan.conditions, obj, variables)
     found = []
+    (_, type_field), *others = plan.fields
     for output in outputs or ():
         for item in output if isinstance(output, list) else (output,):
-            if not isinstance(item, Mapping):
+            if type(item) is not dict and not isinstance(item, Mapping):
                 continue
-            condition = {k: item[f] for k, f in plan.fields if isinstance(item.get(f), str)}
-            if "type" in condition:
-                found.append(condition)
+            kind = item.get(type_field)
+            if type(kind) is not str and not isinstance(kind, str):
+                continue
+            condition = {"type": kind}
+            for key, field_name in others:
+                value = item.get(field_name)
+                if type(value) is str or isinstance(value, str):
+                    condition[key] = value
+            found.append(condition)
     return found
 
 
@@ -199,11 +226,15 @@ def _holds(
     result: Any,
 ) -> bool:
     """Whether every part of the matcher holds (what its evidence would say)."""
-    matcher = planned.matcher
-    if matcher.by_phase is not None and phase != matcher.by_phase:
+    if planned.by_phase is not None and phase != planned.by_phase:
         return False
-    for expected, _ in planned.conditions:
-        if not _condition_holds(expected, conditions.get(expected.type)):
+    for kind, status, reason in planned.checks:
+        found = conditions.get(kind)
+        if (
+            found is None
+            or (status is not None and found.get("status") != status)
+            or (reason is not None and found.get("reason") != reason)
+        ):
             return False
     return planned.expected_result is None or result == planned.expected_result
 
@@ -224,15 +255,15 @@ def _evidence(
     for expected, wanted in planned.conditions:
         found = conditions.get(expected.type)
         evidence.append(Evidence("condition", wanted, found, _condition_holds(expected, found)))
-    if matcher.by_expression is not None:
-        expected_result = matcher.by_expression.expected_result
+    if planned.expression_expected is not None:
         evidence.append(
             Evidence(
                 "expression",
-                {"expression": matcher.by_expression.expression, "result": expected_result},
+                # one dict per matcher, shared by every evidence of it (read-only)
+                planned.expression_expected,
                 result,
-                result == expected_result,
-                read_facts(matcher.by_expression.expression, obj),
+                result == planned.expected_result,
+                read_facts(planned.fields, obj),
             )
         )
     return tuple(evidence)

@@ -62,8 +62,11 @@ def extract_instances(
     variables: Mapping[str, Any] | None = None,
 ) -> dict[str, list[Instance]]:
     """Every component's instances, keyed by component name, in definition order."""
+    # Ids read so far, by expression text: a child keyed like its parent (a JobSet's
+    # replicatedJob and its pods) names its instances with the same expression.
+    ids: dict[str, list[Any]] = {}
     return {
-        plan.name: _component_instances(compiled.name, plan, obj, issues, variables)
+        plan.name: _component_instances(compiled.name, plan, obj, issues, variables, ids)
         for plan in _plans(compiled)
     }
 
@@ -83,6 +86,8 @@ class _Plan:
     scale: tuple[Expr | None, Expr | None, Expr | None] | None
     # neither a pod spec nor a scale: instances are their ids alone
     bare: bool
+    # the one instance of a bare component without instance ids
+    alone: Instance
 
 
 def _plans(compiled: CompiledDefinition) -> tuple[_Plan, ...]:
@@ -125,6 +130,7 @@ def _plan(compiled: CompiledDefinition, component: ComponentDefinition) -> _Plan
         shape,
         scale,
         spec is None and scale is None,
+        Instance(component.name, None, None, _NO_SCALE),
     )
 
 
@@ -169,26 +175,37 @@ def _component_instances(
     obj: Mapping[str, Any],
     issues: Issues,
     variables: Mapping[str, Any] | None,
+    known_ids: dict[str, list[Any]],
 ) -> list[Instance]:
     name = plan.name
     ids: Sequence[str | None]
     if not plan.named:
+        if plan.bare:  # a grouping component read from nothing: always the same
+            return [plan.alone]
         ids = _ONE_UNNAMED
     else:
-        id_outputs = issues.outputs(plan.ids, obj, variables)
-        if id_outputs is None:
-            return []
-        ids = id_outputs
-        if not all(type(v) is str and v for v in id_outputs):
-            checked = _instance_ids(definition, plan.component, id_outputs, issues)
-            if checked is None:
+        text = plan.ids.text if plan.ids is not None else ""
+        id_outputs = known_ids.get(text)
+        if id_outputs is None:  # a failed read is repeated: its error names this component
+            id_outputs = issues.outputs(plan.ids, obj, variables)
+            if id_outputs is None:
                 return []
-            ids = checked
-    if plan.bare:
-        return [Instance(name, instance_id, None, _NO_SCALE) for instance_id in ids]
+            known_ids[text] = id_outputs
+        ids = id_outputs
+        for value in id_outputs:
+            if type(value) is not str or not value:
+                checked = _instance_ids(definition, plan.component, id_outputs, issues)
+                if checked is None:
+                    return []
+                ids = checked
+                break
+        if plan.bare:
+            return [Instance(name, instance_id, None, _NO_SCALE) for instance_id in ids]
     reading = _Reading(plan, definition, obj, issues, variables, len(ids))
     templates = _templates(plan.spec_shape, reading)
     scales = _scales(plan.scale, reading)
+    if len(ids) == 1:
+        return [Instance(name, ids[0], templates[0], scales[0])]
     return [
         Instance(name, instance_id, template, scale)
         for instance_id, template, scale in zip(ids, templates, scales, strict=True)
@@ -240,6 +257,8 @@ def _templates(shape: str | None, reading: _Reading) -> list[dict[str, Any] | No
 _SCALE_FIELDS = ("replicasPath", "minReplicasPath", "maxReplicasPath")
 _SCALE_PATHS = tuple(f"scaleDefinition.{f}" for f in _SCALE_FIELDS)
 _NO_SCALE = Scale()
+# Scales of the commonest replica counts, shared (they are immutable)
+_BY_REPLICAS = {count: Scale(count) for count in range(65)}
 
 
 def _scales(
@@ -250,14 +269,14 @@ def _scales(
     definition, name, issues = reading.definition, reading.plan.name, reading.issues
     replicas, minimum, maximum = exprs
     if minimum is None and maximum is None:  # the common case: replicas alone
-        return [
-            Scale(
-                value
-                if type(value) is int
-                else _count(value, definition, name, "replicasPath", issues)
-            )
-            for value in reading.values(replicas, _SCALE_PATHS[0])
-        ]
+        scales = []
+        for value in reading.values(replicas, _SCALE_PATHS[0]):
+            if type(value) is int:
+                scale = _BY_REPLICAS.get(value)
+                scales.append(Scale(value) if scale is None else scale)
+            else:
+                scales.append(Scale(_count(value, definition, name, "replicasPath", issues)))
+        return scales
     values = [reading.values(e, p) for e, p in zip(exprs, _SCALE_PATHS, strict=True)]
     return [
         Scale(

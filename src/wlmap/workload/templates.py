@@ -19,13 +19,16 @@ FRAGMENT_TARGETS: dict[str, tuple[str, ...]] = {
 
 def template_from_template_spec(value: Any) -> dict[str, Any] | None:
     """A PodTemplateSpec as found (``None`` when absent or not an object)."""
-    if not isinstance(value, Mapping):
+    # plain dicts first: the abstract Mapping check costs more than the copy
+    if type(value) is not dict and not isinstance(value, Mapping):
         return None
     metadata = value.get("metadata")
     spec = value.get("spec")
     return {
-        "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
-        "spec": dict(spec) if isinstance(spec, Mapping) else {},
+        "metadata": dict(metadata)
+        if type(metadata) is dict or isinstance(metadata, Mapping)
+        else {},
+        "spec": dict(spec) if type(spec) is dict or isinstance(spec, Mapping) else {},
     }
 
 

@@ -40,6 +40,12 @@ SHAPES = [
     "if (.status.conditions // []) | length > 0 then .spec.x == 1 else .spec.replicas end",
     ".spec | if . == null then 0 else .replicas // 1 end",
     "if .spec.x then 1 end",
+    ".spec.replicatedJobs[]? | [.replicas // 1, .x // (.replicas // 1)] | min",
+    "[.spec.replicas, .spec.x // 2] | max",
+    "[.spec.items[]?] | min",
+    "[] | max",
+    '.spec.x != "y" and .spec.x != null and (.spec.x == "z" | not)',
+    'any(.status.conditions[]?; .type == "A" or .type == "B" or .type == null)',
 ]
 ODD_INPUTS: list[Any] = [
     None,
@@ -66,6 +72,10 @@ ODD_INPUTS: list[Any] = [
     {"spec": {"items": [{"a": 1, "b": 2.5}], "replicatedJobs": [{"replicas": 2**53}, {}]}},
     {"spec": {"items": [{"a": "x", "b": "y"}], "replicatedJobs": [{"replicas": "2"}]}},
     {"spec": {"items": [1, 2, None]}},
+    {"spec": {"items": [3, 1.0, 1, 2.5], "replicas": 1, "x": 1.0}},
+    {"spec": {"items": [2.0, 2, 0.5], "replicas": 2, "x": 2.0}},
+    {"spec": {"items": [True, 1], "replicatedJobs": [{"replicas": 4, "x": 2}, {"x": "3"}]}},
+    {"spec": {"replicatedJobs": [{"replicas": 0, "x": 1.5}, {"replicas": 2.5}], "x": [1]}},
     [],
     "text",
     1.0,
