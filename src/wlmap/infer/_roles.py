@@ -1,0 +1,307 @@
+"""Roles: the components a workload's templates make, their names and instance ids.
+
+Walking from ``.spec`` down to a template, every array or map on the way is a set of
+roles: an array's items are named by a name field, a map's entries by their keys (the
+keys the samples use become one component each). A template inside a JobSpec shape is
+run through Jobs: the Job is a component of its own, the pods its child. A role inside a
+role (a list of members inside a list of groups) makes a kind-less component per level.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from wlmap.infer._counts import count_expression, find_counts, is_job_spec, job_pods_expression
+from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._samples import keys_at
+from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, jq_path, show
+from wlmap.infer._templates import Template
+
+_NAME_FIELDS = ("name", "groupName", "roleName", "taskName", "type", "id")
+_SUFFIXES = re.compile(r"(GroupSpecs?|ReplicaSpecs?|PodTemplates?|Templates?|Specs?|Config)$")
+POD = ("", "v1", "Pod")
+JOB = ("batch", "v1", "Job")
+
+
+@dataclass
+class Component:
+    """A component of the draft before rendering."""
+
+    name: str
+    owner: str
+    kind: tuple[str, str, str] | None = None
+    template_path: str | None = None
+    pod_spec_path: str | None = None
+    instance_id_path: str | None = None
+    replicas_path: str | None = None
+    min_replicas_path: str | None = None
+    max_replicas_path: str | None = None
+    role_key: str | None = None  # the map key or field a static role is known by
+    selector: dict[str, Any] = field(default_factory=dict)
+    evidence: list[Evidence] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _role_word(step: str) -> str:
+    word = _SUFFIXES.sub("", step) or step
+    if word.endswith("s") and len(word) > 3 and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:1].lower() + word[1:]
+
+
+def _instance_id(element: Node) -> tuple[str, Evidence] | None:
+    """The name field of a list item: ``name`` first, then other naming fields."""
+    required = set(element.schema.get("required") or ())
+    props = element.properties
+    candidates = [f for f in _NAME_FIELDS if f in props]
+    candidates += [f for f in props if f.endswith("Name") and f not in candidates]
+    for name in candidates:
+        child = element.child(name)
+        if child is None or child.type != "string":
+            continue
+        strength = Strength.SHAPE if name in required or name == "name" else Strength.GUESS
+        reason = (
+            "a required string naming each item"
+            if name in required
+            else "a string field naming each item"
+        )
+        if element.schema.get("x-kubernetes-list-map-keys") == [name]:
+            strength, reason = Strength.SHAPE, "the list's map key"
+        return name, Evidence("instanceIdPath", name, show(child.path), reason, strength)
+    return None
+
+
+def plan_roles(
+    root_name: str,
+    spec: Node,
+    templates: Sequence[Template],
+    samples: Sequence[Mapping[str, Any]],
+) -> list[Component]:
+    """The child components for ``templates`` (owners before their children)."""
+    planner = _Planner(root_name, spec, samples)
+    for template in templates:
+        planner.add(template)
+    return planner.components
+
+
+class _Planner:
+    def __init__(self, root_name: str, spec: Node, samples: Sequence[Mapping[str, Any]]) -> None:
+        self.root_name, self.spec, self.samples = root_name, spec, samples
+        self.components: list[Component] = []
+        self._groups: dict[Path, Component] = {}
+
+    def _unique(self, name: str) -> str:
+        taken = {c.name for c in self.components} | {self.root_name}
+        if name not in taken:
+            return name
+        n = 2
+        while f"{name}{n}" in taken:
+            n += 1
+        return f"{name}{n}"
+
+    def add(self, template: Template) -> None:
+        path = template.path
+        job = None
+        # A PodTemplateSpec at <x>.spec.template whose <x>.spec is a JobSpec: pods run in Jobs.
+        if len(path) >= 3 and path[-2:] == ("spec", "template"):
+            job_spec = at(self.spec, path[:-1])
+            if job_spec is not None and is_job_spec(job_spec):
+                job = path[:-2]
+        role_path = job if job is not None else path
+        collections = [i for i, step in enumerate(role_path) if step in (ITEMS, VALUES)]
+        if collections and role_path[collections[-1]] == VALUES:
+            keys = keys_at(self.samples, role_path[: collections[-1]])
+            if keys and len(collections) == 1:
+                for key in keys:
+                    concrete = (
+                        *role_path[: collections[-1]],
+                        key,
+                        *role_path[collections[-1] + 1 :],
+                    )
+                    self._add_one(template, concrete, job is not None, key)
+                return
+        self._add_one(template, role_path, job is not None, None)
+
+    def _owner(self, role_path: Path, last: int | None) -> str:
+        """The component owning a role: kind-less group components for outer collections."""
+        owner = self.root_name
+        steps = [
+            i
+            for i, s in enumerate(role_path)
+            if s in (ITEMS, VALUES) and (last is None or i < last)
+        ]
+        for i in steps:
+            element = role_path[: i + 1]
+            if element in self._groups:
+                owner = self._groups[element].name
+                continue
+            node = at(self.spec, element)
+            group = Component(self._unique(_role_word(role_path[i - 1])), owner)
+            group.evidence.append(
+                Evidence(
+                    f"component {group.name}",
+                    "roles inside roles",
+                    show(element),
+                    "a list or map of roles holding further roles",
+                    Strength.SHAPE,
+                )
+            )
+            self._identify(group, element, node)
+            self._count(group, element, node, fallback=1)
+            self._groups[element] = group
+            self.components.append(group)
+            owner = group.name
+        return owner
+
+    def _identify(self, comp: Component, element: Path, node: Node | None) -> None:
+        prefix = jq_path(element)
+        if element[-1] == VALUES:
+            coll = jq_path(element[:-1], optional=True)
+            comp.instance_id_path = f"({coll} // {{}}) | keys_unsorted[]"
+            comp.evidence.append(
+                Evidence(
+                    "instanceIdPath",
+                    "map keys",
+                    show(element[:-1]),
+                    "a map of roles: each key names one",
+                    Strength.SHAPE,
+                )
+            )
+        elif node is not None:
+            found = _instance_id(node)
+            if found is not None:
+                name, ev = found
+                comp.instance_id_path = (
+                    f"{prefix}.{name}" if name.isidentifier() else f'{prefix}["{name}"]'
+                )
+                comp.evidence.append(ev)
+            else:
+                comp.instance_id_path = (
+                    f'{jq_path(element[:-1], optional=False)} // [] | keys[] | "\\(.)"'
+                )
+                comp.evidence.append(
+                    Evidence(
+                        "instanceIdPath",
+                        "list index",
+                        show(element),
+                        "items have no name field; the index names them",
+                        Strength.GUESS,
+                    )
+                )
+
+    def _count(
+        self,
+        comp: Component,
+        element: Path,
+        node: Node | None,
+        fallback: int | None,
+        holder: Path | None = None,
+    ) -> None:
+        """Counts of the role: on the object holding the template first, then its element."""
+        if node is None:
+            return
+        counts = find_counts(node)
+        prefix = jq_path(element)
+        if holder is not None and holder != element and holder[: len(element)] == element:
+            held = at(self.spec, holder)
+            inner = find_counts(held) if held is not None else None
+            if inner is not None and inner.replicas is not None:
+                counts, prefix = inner, jq_path(holder)
+        for attr, count in (
+            ("replicas_path", counts.replicas),
+            ("min_replicas_path", counts.minimum),
+            ("max_replicas_path", counts.maximum),
+        ):
+            if count is None:
+                continue
+            setattr(
+                comp,
+                attr,
+                count_expression(prefix, count, fallback if attr == "replicas_path" else None),
+            )
+            comp.evidence.append(count.evidence)
+
+    def _add_one(self, template: Template, role_path: Path, in_job: bool, key: str | None) -> None:
+        """One component (two when the pods run through Jobs) for the role at ``role_path``."""
+        collections = [i for i, s in enumerate(role_path) if s in (ITEMS, VALUES)]
+        last = collections[-1] if collections else None
+        owner = self._owner(role_path, last)
+        if last is not None:
+            element: Path = role_path[: last + 1]
+            word = _role_word(role_path[last - 1])
+        else:
+            element = role_path[:-1]
+            own = _role_word(role_path[-1])
+            word = own if own not in ("template", "pod", "spec", "") else "pod"
+            if word == "pod" and len(element) > 1:
+                word = _role_word(element[-1])
+        node = at(self.spec, element)
+        comp = Component(self._unique(word), owner, kind=JOB if in_job else POD, role_key=key)
+        if key is not None:
+            comp.evidence.append(
+                Evidence(
+                    f"component {comp.name}",
+                    f"map key {key!r}",
+                    show(element[:-1]),
+                    "a key the samples use",
+                    Strength.SAMPLE,
+                )
+            )
+        if last is not None:
+            self._identify(comp, element, node)
+        self._count(
+            comp,
+            element,
+            node,
+            fallback=1,
+            holder=template.path[:-1] if key is None and not in_job else None,
+        )
+        self.components.append(comp)
+        if not in_job:
+            path = jq_path(
+                (*role_path, *template.path[len(role_path) :]) if key is None else role_path
+            )
+            if template.shape == "template":
+                comp.template_path = path
+            else:
+                comp.pod_spec_path = path
+            comp.evidence.append(template.evidence)
+            if comp.replicas_path is None and last is None:
+                comp.replicas_path = "1"
+                comp.evidence.append(
+                    Evidence(
+                        "replicasPath",
+                        "1",
+                        show(element),
+                        "no count beside the template: one pod",
+                        Strength.GUESS,
+                    )
+                )
+            return
+        comp.evidence.append(
+            Evidence(
+                f"component {comp.name}",
+                "batch/v1 Job",
+                show(role_path),
+                "the template sits in a JobSpec (parallelism/completions beside it)",
+                Strength.SHAPE,
+            )
+        )
+        pod = Component(self._unique("pod"), comp.name, kind=POD, role_key=key)
+        pod.instance_id_path = comp.instance_id_path
+        pod.template_path = jq_path((*role_path, "spec", "template"))
+        pod.replicas_path = job_pods_expression(jq_path((*role_path, "spec")))
+        pod.evidence.append(template.evidence)
+        pod.evidence.append(
+            Evidence(
+                "replicasPath",
+                "parallelism, at most completions",
+                show((*role_path, "spec")),
+                "pods per Job by the Job API's rule",
+                Strength.SHAPE,
+            )
+        )
+        self.components.append(pod)
