@@ -16,7 +16,7 @@ from typing import Any
 
 from wlmap.infer._counts import count_expression, find_counts, is_job_spec, job_pods_expression
 from wlmap.infer._evidence import Evidence, Strength
-from wlmap.infer._samples import keys_at
+from wlmap.infer._samples import keys_at, values_at
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, jq_path, show
 from wlmap.infer._templates import Template
 
@@ -93,6 +93,27 @@ class _Planner:
         self.components: list[Component] = []
         self._groups: dict[Path, Component] = {}
 
+    def _node(self, path: Path) -> Node | None:
+        """The schema node at ``path``, or one built from the samples where the schema is silent."""
+        found = at(self.spec, path)
+        if found is not None:
+            return found
+        props: dict[str, Any] = {}
+        for sample in self.samples:
+            for value in values_at(sample, path):
+                if not isinstance(value, Mapping):
+                    continue
+                for key, held in value.items():
+                    if isinstance(held, bool):
+                        continue
+                    if isinstance(held, int):
+                        props.setdefault(key, {"type": "integer"})
+                    elif isinstance(held, str):
+                        props.setdefault(key, {"type": "string"})
+                    elif isinstance(held, Mapping):
+                        props.setdefault(key, {"type": "object"})
+        return Node(path, {"type": "object", "properties": props}) if props else None
+
     def _unique(self, name: str) -> str:
         taken = {c.name for c in self.components} | {self.root_name}
         if name not in taken:
@@ -107,7 +128,7 @@ class _Planner:
         job = None
         # A PodTemplateSpec at <x>.spec.template whose <x>.spec is a JobSpec: pods run in Jobs.
         if len(path) >= 3 and path[-2:] == ("spec", "template"):
-            job_spec = at(self.spec, path[:-1])
+            job_spec = self._node(path[:-1])
             if job_spec is not None and is_job_spec(job_spec):
                 job = path[:-2]
         role_path = job if job is not None else path
@@ -138,7 +159,7 @@ class _Planner:
             if element in self._groups:
                 owner = self._groups[element].name
                 continue
-            node = at(self.spec, element)
+            node = self._node(element)
             group = Component(self._unique(_role_word(role_path[i - 1])), owner)
             group.evidence.append(
                 Evidence(
@@ -206,7 +227,7 @@ class _Planner:
         counts = find_counts(node)
         prefix = jq_path(element)
         if holder is not None and holder != element and holder[: len(element)] == element:
-            held = at(self.spec, holder)
+            held = self._node(holder)
             inner = find_counts(held) if held is not None else None
             if inner is not None and inner.replicas is not None:
                 counts, prefix = inner, jq_path(holder)
@@ -238,7 +259,7 @@ class _Planner:
             word = own if own not in ("template", "pod", "spec", "") else "pod"
             if word == "pod" and len(element) > 1:
                 word = _role_word(element[-1])
-        node = at(self.spec, element)
+        node = self._node(element)
         comp = Component(self._unique(word), owner, kind=JOB if in_job else POD, role_key=key)
         if key is not None:
             comp.evidence.append(

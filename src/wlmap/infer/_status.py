@@ -81,7 +81,7 @@ def plan_status(
     conditions = _conditions(status)
     by_state: dict[GenericStatus, list[str]] = {}
     if conditions is not None:
-        _conditions_plan(plan, conditions, samples, by_state)
+        _conditions_plan(plan, conditions, samples, by_state, suspend_path)
     elif (found := _phase(status, samples)) is not None:
         _phase_plan(plan, found[0], found[1])
     if suspend_path is not None and GenericStatus.SUSPENDED not in plan.mappings:
@@ -105,6 +105,7 @@ def _conditions_plan(
     conditions: Node,
     samples: Sequence[Mapping[str, Any]],
     by_state: dict[GenericStatus, list[str]],
+    suspend_path: str | None,
 ) -> None:
     path = jq_path(conditions.path, optional=False)
     plan.conditions_path = path
@@ -114,13 +115,17 @@ def _conditions_plan(
     enum = [str(v) for v in (item.child("type") or item).schema.get("enum") or ()]
     seen = [str(v) for s in samples for v in values_at(s, type_path) if isinstance(v, str)]
     known = list(dict.fromkeys([*enum, *seen]))
-    source = "enum and samples" if enum and seen else "enum" if enum else "samples"
-    guessed = not known
-    if guessed:
-        known = list(COMMON_CONDITION_TYPES)
-        source = "common condition types (neither schema nor samples name them)"
+    common = [] if enum else [t for t in COMMON_CONDITION_TYPES if t not in known]
     exact: dict[str, bool] = {}
-    for value in known:
+    for value in [*known, *common]:
+        guessed = value in common
+        source = (
+            "common condition type (the schema has no enum of types)"
+            if guessed
+            else "enum"
+            if value in enum
+            else "samples"
+        )
         found = classify(value)
         if found is None:
             plan.evidence.append(
@@ -146,21 +151,64 @@ def _conditions_plan(
                 strength,
             )
         )
+    _condition_mappings(plan, path, by_state, suspend_path)
+
+
+def _condition_mappings(
+    plan: StatusPlan,
+    path: str,
+    by_state: dict[GenericStatus, list[str]],
+    suspend: str | None,
+) -> None:
+    """One matcher per state: its values hold and no value of a higher state does.
+
+    With a suspend field, the suspend states follow the request and its outcome:
+    suspending while asked and not yet suspended, resuming while no longer asked and
+    still suspended; the active states need the request to be off.
+    """
     higher: list[str] = []
+    pause = by_state.get(GenericStatus.SUSPENDED, [])
+    ended = by_state.get(GenericStatus.FAILED, []) + by_state.get(GenericStatus.COMPLETED, [])
     for state in PRECEDENCE:
         types = by_state.get(state)
+        if suspend is not None and state is GenericStatus.SUSPENDED and pause:
+            held = f"{suspend} == true and {_any(path, pause, 'type', 'status')}"
+            if ended:
+                held += f" and ({_any(path, ended, 'type', 'status')} | not)"
+            plan.mappings[state] = [_expr(held)]
+            plan.mappings[GenericStatus.SUSPENDING] = [
+                _expr(
+                    f"{suspend} == true and ({_any(path, pause + ended, 'type', 'status')} | not)"
+                )
+            ]
+            plan.mappings[GenericStatus.RESUMING] = [
+                _expr(f"{suspend} != true and {_any(path, pause, 'type', 'status')}")
+            ]
+            higher.extend(pause)
+            continue
         if not types:
             continue
+        active = suspend is not None and state in (
+            GenericStatus.RUNNING,
+            GenericStatus.INITIALIZING,
+            GenericStatus.DEGRADED,
+        )
+        held = _any(path, types, "type", "status")
         if higher:
-            expression = f"{_any(path, types, 'type', 'status')} and ({_any(path, higher, 'type', 'status')} | not)"
-            plan.mappings[state] = [
-                {"byExpression": {"expression": expression, "expectedResult": "true"}}
-            ]
-        else:
+            held += f" and ({_any(path, higher, 'type', 'status')} | not)"
+        if active:
+            held = f"{suspend} != true and {held}"
+        if held == _any(path, types, "type", "status"):
             plan.mappings[state] = [
                 {"byConditions": [{"type": t, "status": "True"}]} for t in types
             ]
+        else:
+            plan.mappings[state] = [_expr(held)]
         higher.extend(types)
+
+
+def _expr(expression: str) -> dict[str, Any]:
+    return {"byExpression": {"expression": expression, "expectedResult": "true"}}
 
 
 def _phase_plan(plan: StatusPlan, node: Node, values: list[str]) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from wlmap.infer._evidence import Evidence, Strength
-from wlmap.infer._samples import is_pod_spec, is_pod_template, values_at
+from wlmap.infer._samples import is_pod_spec, is_pod_template, sample_paths, values_at
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, show, walk
 
 # Fields that change templates defined elsewhere (patches, overrides) rather than define one.
@@ -77,46 +77,54 @@ def _from_schema(spec: Node) -> list[Template]:
 
 
 def _schemaless(spec: Node) -> list[Node]:
-    return [n for n in walk(spec) if n.schemaless and n.path != spec.path]
+    return [n for n in walk(spec) if n.schemaless]
 
 
 def _from_samples(
     spec: Node, samples: Sequence[Mapping[str, Any]], taken: list[Template]
 ) -> list[Template]:
+    """Templates the samples hold below schemaless nodes (the schema cannot show them)."""
     found: list[Template] = []
     for node in _schemaless(spec):
-        if any(node.path[: len(t.path)] == t.path for t in (*taken, *found)):
-            continue
-        held = [v for s in samples for v in values_at(s, node.path)]
-        if not held:
-            continue
-        n = len(held)
-        if all(is_pod_template(v) for v in held):
-            shape: Shape = "template"
-            reason = f"schemaless in the CRD; {n} sample value(s) there are pod templates"
-        elif all(is_pod_spec(v) for v in held):
-            shape = "podSpec"
-            reason = f"schemaless in the CRD; {n} sample value(s) there are pod specs"
-        else:
-            continue
-        path = node.path
-        # A schemaless ``spec`` under an object with metadata: the object is the template.
-        if shape == "podSpec" and path[-1] == "spec":
-            shape, path = "template", path[:-1]
-        found.append(
-            Template(
-                path,
-                shape,
-                Evidence("pod template", show(path), "samples", reason, Strength.SAMPLE),
+        seen: dict[Path, tuple[Shape, int]] = {}
+        for sample in samples:
+            for value in values_at(sample, node.path):
+                for rel, held in sample_paths(value):
+                    shape: Shape | None = (
+                        "template"
+                        if is_pod_template(held)
+                        else "podSpec"
+                        if is_pod_spec(held)
+                        else None
+                    )
+                    if shape is None:
+                        continue
+                    path = (*node.path, *rel)
+                    if shape == "podSpec" and path[-1] == "spec":
+                        continue  # the template above it is reported
+                    old = seen.get(path)
+                    seen[path] = (shape, (old[1] if old else 0) + 1)
+        for path, (shape, n) in seen.items():
+            if any(path[: len(t.path)] == t.path for t in (*taken, *found)):
+                continue
+            what = "pod templates" if shape == "template" else "pod specs"
+            reason = f"schemaless in the CRD; {n} sample value(s) there are {what}"
+            found.append(
+                Template(
+                    path,
+                    shape,
+                    Evidence("pod template", show(path), "samples", reason, Strength.SAMPLE),
+                )
             )
-        )
     return found
 
 
 def _guesses(spec: Node, taken: list[Template]) -> list[Template]:
     found: list[Template] = []
     for node in _schemaless(spec):
-        if any(node.path[: len(t.path)] == t.path for t in (*taken, *found)):
+        if node.path == spec.path or any(
+            node.path[: len(t.path)] == t.path for t in (*taken, *found)
+        ):
             continue
         name = node.path[-1]
         described = node

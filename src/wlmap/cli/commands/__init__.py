@@ -53,6 +53,11 @@ COMMANDS: dict[str, Declared] = {
         "validate",
         "Check definition files (optionally against CRDs).",
     ),
+    "infer": Declared(
+        "wlmap.cli.commands.infer",
+        "infer_command",
+        "Draft a definition from a CRD (and sample objects and pods).",
+    ),
     "test": Declared("wlmap.cli.commands.testing", "test", "Run definition test cases."),
     "completion": Declared(
         "wlmap.cli.commands.completion",
