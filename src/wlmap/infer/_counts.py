@@ -18,6 +18,8 @@ _COUNT_NOUN = r"(replicas?|size|count|instances|workers|nodes|pods|available)"
 _DESIRED = re.compile(rf"^(num(ber)?(of)?)?{_COUNT_NOUN}$", re.IGNORECASE)
 _MIN = re.compile(rf"^min(imum)?{_COUNT_NOUN}$", re.IGNORECASE)
 _MAX = re.compile(rf"^max(imum)?{_COUNT_NOUN}$", re.IGNORECASE)
+# Pods in each replica (a multi-host replica): each replica is then a group of pods.
+_PER_REPLICA = re.compile(r"^(num(ber)?(of)?)?(hosts|(pods|hosts|nodes)per(replica|group))$", re.I)
 _DESIRED_WORDS = re.compile(
     r"\b(desired )?number of (desired )?(replicas|pods|instances|workers|nodes)\b", re.IGNORECASE
 )
@@ -39,6 +41,7 @@ class Counts:
     replicas: Count | None = None
     minimum: Count | None = None
     maximum: Count | None = None
+    per_replica: Count | None = None
 
 
 def _integer(node: Node) -> bool:
@@ -49,7 +52,7 @@ def _integer(node: Node) -> bool:
 
 def find_counts(role: Node) -> Counts:
     """The replica, min and max counts among ``role``'s integer properties."""
-    desired = minimum = maximum = None
+    desired = minimum = maximum = per_replica = None
     for child in role.children():
         if child.path == role.path or child.path[-1] in ("[]", "{}") or not _integer(child):
             continue
@@ -57,7 +60,10 @@ def find_counts(role: Node) -> Counts:
         default = child.schema.get("default")
         default = default if isinstance(default, int) else None
         where = show(child.path)
-        if _MIN.match(name) and minimum is None:
+        if _PER_REPLICA.match(name) and per_replica is None:
+            reason = f"integer named {name!r}: pods in each replica"
+            per_replica = Count(name, default, _ev("replicasPath", where, reason))
+        elif _MIN.match(name) and minimum is None:
             minimum = Count(name, default, _ev("minReplicasPath", where, f"integer named {name!r}"))
         elif _MAX.match(name) and maximum is None:
             maximum = Count(name, default, _ev("maxReplicasPath", where, f"integer named {name!r}"))
@@ -77,7 +83,7 @@ def find_counts(role: Node) -> Counts:
                     Strength.GUESS,
                 ),
             )
-    return Counts(desired, minimum, maximum)
+    return Counts(desired, minimum, maximum, per_replica)
 
 
 def _ev(subject: str, where: str, reason: str) -> Evidence:

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from wlmap.definitions.status import GenericStatus
+from wlmap.infer._components import Component
 from wlmap.infer._evidence import Evidence, Strength
-from wlmap.infer._roles import Component
 
 
 def plan_gang(

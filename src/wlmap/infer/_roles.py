@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from wlmap.infer._counts import count_expression, find_counts, is_job_spec, job_pods_expression
+from wlmap.infer._components import JOB, POD, Component
+from wlmap.infer._counts import (
+    Count,
+    count_expression,
+    find_counts,
+    is_job_spec,
+    job_pods_expression,
+)
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._samples import keys_at, values_at
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, jq_path, show
@@ -22,27 +29,6 @@ from wlmap.infer._templates import Template
 
 _NAME_FIELDS = ("name", "groupName", "roleName", "taskName", "type", "id")
 _SUFFIXES = re.compile(r"(GroupSpecs?|ReplicaSpecs?|PodTemplates?|Templates?|Specs?|Config)$")
-POD = ("", "v1", "Pod")
-JOB = ("batch", "v1", "Job")
-
-
-@dataclass
-class Component:
-    """A component of the draft before rendering."""
-
-    name: str
-    owner: str
-    kind: tuple[str, str, str] | None = None
-    template_path: str | None = None
-    pod_spec_path: str | None = None
-    instance_id_path: str | None = None
-    replicas_path: str | None = None
-    min_replicas_path: str | None = None
-    max_replicas_path: str | None = None
-    role_key: str | None = None  # the map key or field a static role is known by
-    selector: dict[str, Any] = field(default_factory=dict)
-    evidence: list[Evidence] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 def _role_word(step: str) -> str:
@@ -246,7 +232,7 @@ class _Planner:
             comp.evidence.append(count.evidence)
 
     def _add_one(self, template: Template, role_path: Path, in_job: bool, key: str | None) -> None:
-        """One component (two when the pods run through Jobs) for the role at ``role_path``."""
+        """The components of the role at ``role_path``: one, or a group or Job and its pods."""
         collections = [i for i, s in enumerate(role_path) if s in (ITEMS, VALUES)]
         last = collections[-1] if collections else None
         owner = self._owner(role_path, last)
@@ -260,69 +246,121 @@ class _Planner:
             if word == "pod" and len(element) > 1:
                 word = _role_word(element[-1])
         node = self._node(element)
-        comp = Component(self._unique(word), owner, kind=JOB if in_job else POD, role_key=key)
-        if key is not None:
+        role = _Role(template, role_path, element, node, last is not None, key)
+        counts = find_counts(node) if node is not None and not in_job else None
+        if counts is not None and counts.per_replica is not None and counts.replicas is not None:
+            self._add_grouped(role, owner, word, counts.per_replica)
+        elif in_job:
+            self._add_job(role, owner, word)
+        else:
+            self._add_pods(role, owner, word)
+
+    def _add_pods(self, role: _Role, owner: str, word: str) -> None:
+        comp = Component(self._unique(word), owner, kind=POD, role_key=role.key)
+        if role.key is not None:
             comp.evidence.append(
                 Evidence(
                     f"component {comp.name}",
-                    f"map key {key!r}",
-                    show(element[:-1]),
+                    f"map key {role.key!r}",
+                    show(role.element[:-1]),
                     "a key the samples use",
                     Strength.SAMPLE,
                 )
             )
-        if last is not None:
-            self._identify(comp, element, node)
-        self._count(
-            comp,
-            element,
-            node,
-            fallback=1,
-            holder=template.path[:-1] if key is None and not in_job else None,
-        )
+        if role.listed:
+            self._identify(comp, role.element, role.node)
+        holder = role.template.path[:-1] if role.key is None else None
+        self._count(comp, role.element, role.node, fallback=1, holder=holder)
         self.components.append(comp)
-        if not in_job:
-            path = jq_path(
-                (*role_path, *template.path[len(role_path) :]) if key is None else role_path
-            )
-            if template.shape == "template":
-                comp.template_path = path
-            else:
-                comp.pod_spec_path = path
-            comp.evidence.append(template.evidence)
-            if comp.replicas_path is None and last is None:
-                comp.replicas_path = "1"
-                comp.evidence.append(
-                    Evidence(
-                        "replicasPath",
-                        "1",
-                        show(element),
-                        "no count beside the template: one pod",
-                        Strength.GUESS,
-                    )
+        _set_template(comp, role)
+        if comp.replicas_path is None and not role.listed:
+            comp.replicas_path = "1"
+            comp.evidence.append(
+                Evidence(
+                    "replicasPath",
+                    "1",
+                    show(role.element),
+                    "no count beside the template: one pod",
+                    Strength.GUESS,
                 )
-            return
-        comp.evidence.append(
+            )
+
+    def _add_grouped(self, role: _Role, owner: str, word: str, per_replica: Count) -> None:
+        """Replicas of several pods each: the replica is a kind-less group, the pods its child."""
+        name = word if word.endswith("Group") else f"{word}Group"
+        group = Component(self._unique(name), owner, role_key=role.key)
+        group.evidence.append(
             Evidence(
-                f"component {comp.name}",
+                f"component {group.name}",
+                "replica groups",
+                show(role.element),
+                f"{per_replica.field!r} pods in each replica",
+                Strength.SHAPE,
+            )
+        )
+        if role.listed:
+            self._identify(group, role.element, role.node)
+        self._count(group, role.element, role.node, fallback=1)
+        self.components.append(group)
+        pods = word[: -len("Group")] if word.endswith("Group") and len(word) > 5 else word
+        comp = Component(self._unique(pods), group.name, kind=POD, role_key=role.key)
+        comp.instance_id_path = group.instance_id_path
+        comp.replicas_path = count_expression(jq_path(role.element), per_replica, 1)
+        comp.evidence.append(per_replica.evidence)
+        _set_template(comp, role)
+        self.components.append(comp)
+
+    def _add_job(self, role: _Role, owner: str, word: str) -> None:
+        """Pods run through Jobs: the Job is a component, the pods its child."""
+        job = Component(self._unique(word), owner, kind=JOB, role_key=role.key)
+        job.evidence.append(
+            Evidence(
+                f"component {job.name}",
                 "batch/v1 Job",
-                show(role_path),
+                show(role.path),
                 "the template sits in a JobSpec (parallelism/completions beside it)",
                 Strength.SHAPE,
             )
         )
-        pod = Component(self._unique("pod"), comp.name, kind=POD, role_key=key)
-        pod.instance_id_path = comp.instance_id_path
-        pod.template_path = jq_path((*role_path, "spec", "template"))
-        pod.replicas_path = job_pods_expression(jq_path((*role_path, "spec")))
-        pod.evidence.append(template.evidence)
+        if role.listed:
+            self._identify(job, role.element, role.node)
+        self._count(job, role.element, role.node, fallback=1)
+        self.components.append(job)
+        pod = Component(self._unique("pod"), job.name, kind=POD, role_key=role.key)
+        pod.instance_id_path = job.instance_id_path
+        pod.template_path = jq_path((*role.path, "spec", "template"))
+        pod.replicas_path = job_pods_expression(jq_path((*role.path, "spec")))
+        pod.evidence.append(role.template.evidence)
         pod.evidence.append(
             Evidence(
                 "replicasPath",
                 "parallelism, at most completions",
-                show((*role_path, "spec")),
+                show((*role.path, "spec")),
                 "pods per Job by the Job API's rule",
                 Strength.SHAPE,
             )
         )
         self.components.append(pod)
+
+
+@dataclass(frozen=True)
+class _Role:
+    """Where one role sits: its template, its path, the element holding it."""
+
+    template: Template
+    path: Path
+    element: Path
+    node: Node | None
+    listed: bool
+    key: str | None
+
+
+def _set_template(comp: Component, role: _Role) -> None:
+    path = (
+        role.path if role.key is not None else (*role.path, *role.template.path[len(role.path) :])
+    )
+    if role.template.shape == "template":
+        comp.template_path = jq_path(path)
+    else:
+        comp.pod_spec_path = jq_path(path)
+    comp.evidence.append(role.template.evidence)

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from wlmap.infer._components import Component
 from wlmap.infer._evidence import Evidence, Strength
-from wlmap.infer._roles import Component
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS
 

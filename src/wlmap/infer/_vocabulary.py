@@ -93,4 +93,5 @@ COMMON_CONDITION_TYPES: tuple[str, ...] = (
     "Complete",
     "Failed",
     "Suspended",
+    "Restarting",
 )

@@ -16,10 +16,11 @@ from wlmap.definitions.document import (
 from wlmap.definitions.gvk import GroupVersionKind
 from wlmap.definitions.status import STATUS_ORDER
 from wlmap.errors import ManifestError
+from wlmap.infer._components import Component
 from wlmap.infer._evidence import Evidence
 from wlmap.infer._gang import plan_gang
 from wlmap.infer._render import render
-from wlmap.infer._roles import Component, plan_roles
+from wlmap.infer._roles import plan_roles
 from wlmap.infer._schema import Node, version_schema
 from wlmap.infer._selectors import infer_selectors
 from wlmap.infer._status import plan_status
