@@ -29,21 +29,16 @@ def plan_gang(
     )
     if GenericStatus.COMPLETED not in states or not multi:
         return None, None
-    gang: dict[str, Any] = {"podGroup": {"name": root}}
+    member: dict[str, Any] = {"componentName": root}
     reason = "the workload can complete and runs more than one pod"
     if workload_label is not None:
-        gang["podGroups"] = [
-            {
-                "name": root,
-                "members": [
-                    {
-                        "componentName": root,
-                        "groupByKeyPaths": [f'.metadata.labels["{workload_label}"]'],
-                    }
-                ],
-            }
-        ]
+        member["groupByKeyPaths"] = [f'.metadata.labels["{workload_label}"]']
         reason += f"; its pods share the label {workload_label}"
+    # Both formats: the legacy named groups and the one group of the v2 format.
+    gang: dict[str, Any] = {
+        "podGroups": [{"name": root, "members": [member]}],
+        "podGroup": {"name": root},
+    }
     return gang, Evidence(
         "gangScheduling", f"podGroup {root}", "components", reason, Strength.GUESS
     )
