@@ -33,7 +33,7 @@ def render(definition: Mapping[str, Any], evidence: Sequence[Evidence], title: s
     else:
         head += ["#", "# Nothing is a guess; still compare a few objects with `wlmap describe`."]
     body = yaml.dump(
-        dict(definition), Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=100
+        dict(definition), Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=4096
     )
     guessed_states = {
         "suspended" if e.subject == "suspended" else e.choice.lower()

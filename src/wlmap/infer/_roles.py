@@ -68,6 +68,23 @@ def plan_roles(
 ) -> list[Component]:
     """The child components for ``templates`` (owners before their children)."""
     planner = _Planner(root_name, spec, samples)
+    counts = find_counts(spec)
+    if counts.replicas is not None and all(len(t.path) > len(spec.path) + 1 for t in templates):
+        # A count on the spec itself while every template sits deeper: the whole set of
+        # roles is replicated, so each replica is a kind-less group of them.
+        group = Component(planner.unique("replica"), root_name)
+        group.evidence.append(
+            Evidence(
+                f"component {group.name}",
+                "replicas of all roles",
+                show(spec.path),
+                f"{counts.replicas.field!r} on the spec, no template beside it",
+                Strength.GUESS,
+            )
+        )
+        planner.count(group, spec.path, spec, fallback=1)
+        planner.components.append(group)
+        planner.top = group.name
     for template in templates:
         planner.add(template)
     return planner.components
@@ -77,6 +94,7 @@ class _Planner:
     def __init__(self, root_name: str, spec: Node, samples: Sequence[Mapping[str, Any]]) -> None:
         self.root_name, self.spec, self.samples = root_name, spec, samples
         self.components: list[Component] = []
+        self.top = root_name
         self._groups: dict[Path, Component] = {}
 
     def _node(self, path: Path) -> Node | None:
@@ -100,7 +118,7 @@ class _Planner:
                         props.setdefault(key, {"type": "object"})
         return Node(path, {"type": "object", "properties": props}) if props else None
 
-    def _unique(self, name: str) -> str:
+    def unique(self, name: str) -> str:
         taken = {c.name for c in self.components} | {self.root_name}
         if name not in taken:
             return name
@@ -134,7 +152,7 @@ class _Planner:
 
     def _owner(self, role_path: Path, last: int | None) -> str:
         """The component owning a role: kind-less group components for outer collections."""
-        owner = self.root_name
+        owner = self.top
         steps = [
             i
             for i, s in enumerate(role_path)
@@ -146,7 +164,7 @@ class _Planner:
                 owner = self._groups[element].name
                 continue
             node = self._node(element)
-            group = Component(self._unique(_role_word(role_path[i - 1])), owner)
+            group = Component(self.unique(_role_word(role_path[i - 1])), owner)
             group.evidence.append(
                 Evidence(
                     f"component {group.name}",
@@ -157,7 +175,7 @@ class _Planner:
                 )
             )
             self._identify(group, element, node)
-            self._count(group, element, node, fallback=1)
+            self.count(group, element, node, fallback=1)
             self._groups[element] = group
             self.components.append(group)
             owner = group.name
@@ -199,7 +217,7 @@ class _Planner:
                     )
                 )
 
-    def _count(
+    def count(
         self,
         comp: Component,
         element: Path,
@@ -256,7 +274,7 @@ class _Planner:
             self._add_pods(role, owner, word)
 
     def _add_pods(self, role: _Role, owner: str, word: str) -> None:
-        comp = Component(self._unique(word), owner, kind=POD, role_key=role.key)
+        comp = Component(self.unique(word), owner, kind=POD, role_key=role.key)
         if role.key is not None:
             comp.evidence.append(
                 Evidence(
@@ -270,7 +288,7 @@ class _Planner:
         if role.listed:
             self._identify(comp, role.element, role.node)
         holder = role.template.path[:-1] if role.key is None else None
-        self._count(comp, role.element, role.node, fallback=1, holder=holder)
+        self.count(comp, role.element, role.node, fallback=1, holder=holder)
         self.components.append(comp)
         _set_template(comp, role)
         if comp.replicas_path is None and not role.listed:
@@ -288,7 +306,7 @@ class _Planner:
     def _add_grouped(self, role: _Role, owner: str, word: str, per_replica: Count) -> None:
         """Replicas of several pods each: the replica is a kind-less group, the pods its child."""
         name = word if word.endswith("Group") else f"{word}Group"
-        group = Component(self._unique(name), owner, role_key=role.key)
+        group = Component(self.unique(name), owner, role_key=role.key)
         group.evidence.append(
             Evidence(
                 f"component {group.name}",
@@ -300,10 +318,10 @@ class _Planner:
         )
         if role.listed:
             self._identify(group, role.element, role.node)
-        self._count(group, role.element, role.node, fallback=1)
+        self.count(group, role.element, role.node, fallback=1)
         self.components.append(group)
         pods = word[: -len("Group")] if word.endswith("Group") and len(word) > 5 else word
-        comp = Component(self._unique(pods), group.name, kind=POD, role_key=role.key)
+        comp = Component(self.unique(pods), group.name, kind=POD, role_key=role.key)
         comp.instance_id_path = group.instance_id_path
         comp.replicas_path = count_expression(jq_path(role.element), per_replica, 1)
         comp.evidence.append(per_replica.evidence)
@@ -312,7 +330,7 @@ class _Planner:
 
     def _add_job(self, role: _Role, owner: str, word: str) -> None:
         """Pods run through Jobs: the Job is a component, the pods its child."""
-        job = Component(self._unique(word), owner, kind=JOB, role_key=role.key)
+        job = Component(self.unique(word), owner, kind=JOB, role_key=role.key)
         job.evidence.append(
             Evidence(
                 f"component {job.name}",
@@ -324,9 +342,9 @@ class _Planner:
         )
         if role.listed:
             self._identify(job, role.element, role.node)
-        self._count(job, role.element, role.node, fallback=1)
+        self.count(job, role.element, role.node, fallback=1)
         self.components.append(job)
-        pod = Component(self._unique("pod"), job.name, kind=POD, role_key=role.key)
+        pod = Component(self.unique("pod"), job.name, kind=POD, role_key=role.key)
         pod.instance_id_path = job.instance_id_path
         pod.template_path = jq_path((*role.path, "spec", "template"))
         pod.replicas_path = job_pods_expression(jq_path((*role.path, "spec")))

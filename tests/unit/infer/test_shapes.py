@@ -241,3 +241,24 @@ def test_phase_enum_mapped_and_unknown_values_listed() -> None:
     assert mappings["completed"] == [{"byPhase": "Succeeded"}]
     assert mappings["initializing"] == [{"byPhase": "Pending"}]
     assert [e.subject for e in draft.review] == ["phase Draining", "replicasPath"]
+
+
+def test_a_count_on_the_spec_replicates_every_role_below_it() -> None:
+    holder = {
+        "type": "object",
+        "properties": {"size": {"type": "integer"}, "leader": POD_TEMPLATE, "worker": POD_TEMPLATE},
+    }
+    source = crd(
+        {"type": "object", "properties": {"replicas": {"type": "integer"}, "group": holder}}
+    )
+    draft = infer(source)
+    _valid(draft, source)
+    workload = obj(
+        {"replicas": 2, "group": {"size": 3, "leader": template(), "worker": template()}}
+    )
+    assert _components(draft, workload)[1:] == [
+        ("replica", None, 2),
+        ("leader", None, 3),
+        ("worker", None, 3),
+    ]
+    assert any(e.subject == "component replica" for e in draft.review)
