@@ -148,8 +148,13 @@ def _from_pods(
                             Strength.SAMPLE,
                         )
                     )
-        for key, vals in values.items():
-            numbers = [v for v in vals if v is not None]
+        typed = comp.selector.get("componentTypeSelector")
+        own = pods
+        if typed is not None:  # only this component's pods say whether they carry an index
+            label = typed["keyPath"][len('.metadata.labels["') : -2]
+            own = [p for p in pods if _labels(p).get(label) == typed["value"]]
+        for key in values:
+            numbers = [v for v in (_labels(p).get(key) for p in own) if v is not None]
             if (
                 "index" in key.lower()
                 and len(set(numbers)) > 1
