@@ -91,6 +91,7 @@ COMMON_CONDITION_TYPES: tuple[str, ...] = (
     "Ready",
     "Succeeded",
     "Complete",
+    "Completed",
     "Failed",
     "Suspended",
     "Restarting",
