@@ -23,11 +23,11 @@ from wlmap.infer._counts import (
     job_pods_expression,
 )
 from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._ids import identify
 from wlmap.infer._samples import keys_at, values_at
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, jq_path, show
 from wlmap.infer._templates import Template
 
-_NAME_FIELDS = ("name", "groupName", "roleName", "taskName", "type", "id")
 _SUFFIXES = re.compile(r"(GroupSpecs?|ReplicaSpecs?|PodTemplates?|Templates?|Specs?|Config)$")
 
 
@@ -36,28 +36,6 @@ def _role_word(step: str) -> str:
     if word.endswith("s") and len(word) > 3 and not word.endswith("ss"):
         word = word[:-1]
     return word[:1].lower() + word[1:]
-
-
-def _instance_id(element: Node) -> tuple[str, Evidence] | None:
-    """The name field of a list item: ``name`` first, then other naming fields."""
-    required = set(element.schema.get("required") or ())
-    props = element.properties
-    candidates = [f for f in _NAME_FIELDS if f in props]
-    candidates += [f for f in props if f.endswith("Name") and f not in candidates]
-    for name in candidates:
-        child = element.child(name)
-        if child is None or child.type != "string":
-            continue
-        strength = Strength.SHAPE if name in required or name == "name" else Strength.GUESS
-        reason = (
-            "a required string naming each item"
-            if name in required
-            else "a string field naming each item"
-        )
-        if element.schema.get("x-kubernetes-list-map-keys") == [name]:
-            strength, reason = Strength.SHAPE, "the list's map key"
-        return name, Evidence("instanceIdPath", name, show(child.path), reason, strength)
-    return None
 
 
 def plan_roles(
@@ -174,48 +152,12 @@ class _Planner:
                     Strength.SHAPE,
                 )
             )
-            self._identify(group, element, node)
+            identify(group, element, node)
             self.count(group, element, node, fallback=1)
             self._groups[element] = group
             self.components.append(group)
             owner = group.name
         return owner
-
-    def _identify(self, comp: Component, element: Path, node: Node | None) -> None:
-        prefix = jq_path(element)
-        if element[-1] == VALUES:
-            coll = jq_path(element[:-1], optional=True)
-            comp.instance_id_path = f"({coll} // {{}}) | keys_unsorted[]"
-            comp.evidence.append(
-                Evidence(
-                    "instanceIdPath",
-                    "map keys",
-                    show(element[:-1]),
-                    "a map of roles: each key names one",
-                    Strength.SHAPE,
-                )
-            )
-        elif node is not None:
-            found = _instance_id(node)
-            if found is not None:
-                name, ev = found
-                comp.instance_id_path = (
-                    f"{prefix}.{name}" if name.isidentifier() else f'{prefix}["{name}"]'
-                )
-                comp.evidence.append(ev)
-            else:
-                comp.instance_id_path = (
-                    f'{jq_path(element[:-1], optional=False)} // [] | keys[] | "\\(.)"'
-                )
-                comp.evidence.append(
-                    Evidence(
-                        "instanceIdPath",
-                        "list index",
-                        show(element),
-                        "items have no name field; the index names them",
-                        Strength.GUESS,
-                    )
-                )
 
     def count(
         self,
@@ -286,7 +228,7 @@ class _Planner:
                 )
             )
         if role.listed:
-            self._identify(comp, role.element, role.node)
+            identify(comp, role.element, role.node)
         holder = role.template.path[:-1] if role.key is None else None
         self.count(comp, role.element, role.node, fallback=1, holder=holder)
         self.components.append(comp)
@@ -317,7 +259,7 @@ class _Planner:
             )
         )
         if role.listed:
-            self._identify(group, role.element, role.node)
+            identify(group, role.element, role.node)
         self.count(group, role.element, role.node, fallback=1)
         self.components.append(group)
         pods = word[: -len("Group")] if word.endswith("Group") and len(word) > 5 else word
@@ -341,7 +283,7 @@ class _Planner:
             )
         )
         if role.listed:
-            self._identify(job, role.element, role.node)
+            identify(job, role.element, role.node)
         self.count(job, role.element, role.node, fallback=1)
         self.components.append(job)
         pod = Component(self.unique("pod"), job.name, kind=POD, role_key=role.key)
