@@ -58,6 +58,11 @@ COMMANDS: dict[str, Declared] = {
         "simulate",
         "Place a trace or workloads on a cluster with each policy; plot the results.",
     ),
+    "infer": Declared(
+        "wlmap.cli.commands.infer",
+        "infer_command",
+        "Draft a definition from a CRD (and sample objects and pods).",
+    ),
     "test": Declared("wlmap.cli.commands.testing", "test", "Run definition test cases."),
     "completion": Declared(
         "wlmap.cli.commands.completion",

@@ -1,0 +1,102 @@
+"""``wlmap infer --crd FILE|NAME``: draft a definition for a kind nobody has mapped yet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from wlmap.cli._session import Session
+from wlmap.cli.commands._base import command
+from wlmap.errors import ManifestError
+from wlmap.infer import infer
+from wlmap.sources import read_manifests
+
+_CRD_API = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+@command("infer", short_help="Draft a definition from a CRD (and sample objects and pods).")
+@click.option(
+    "--crd",
+    "crd_source",
+    required=True,
+    metavar="FILE|NAME",
+    help="The CRD: a file, or the name of one installed in the cluster (plural.group).",
+)
+@click.option("--version", "version", metavar="V", help="Served version (default: storage).")
+@click.option(
+    "-f",
+    "--filename",
+    "samples",
+    multiple=True,
+    metavar="FILE|DIR|-",
+    type=click.Path(allow_dash=True),
+    help="Sample objects of the kind (and their pods, if in the same files).",
+)
+@click.option(
+    "--pods",
+    "pods",
+    multiple=True,
+    metavar="DUMP",
+    type=click.Path(allow_dash=True),
+    help="Pods of the samples (e.g. `kubectl get pods -o yaml`).",
+)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["wlmap", "karta"]),
+    default="wlmap",
+    show_default=True,
+    help="Write a WorkloadMap or a Karta.",
+)
+@click.option("--explain", is_flag=True, help="Show the evidence for each choice on stderr.")
+def infer_command(
+    session: Session,
+    crd_source: str,
+    version: str | None,
+    samples: tuple[str, ...],
+    pods: tuple[str, ...],
+    output: str,
+    explain: bool,
+) -> None:
+    """Draft a definition for the kind a CRD defines: pod templates found by shape, roles,
+    instance ids, counts, suspend, conditions and phases mapped to the shared states; sample
+    objects fill schemaless parts and their pods give the selectors. The draft goes to
+    stdout; guesses are commented and listed on stderr for review."""
+    crd = _read_crd(session, crd_source)
+    objects = [m.obj for m in read_manifests(samples)] if samples else []
+    pod_objects = [m.obj for m in read_manifests(pods)] if pods else []
+    pod_objects += [o for o in objects if o.get("kind") == "Pod" and o.get("apiVersion") == "v1"]
+    draft = infer(crd, version, objects, pod_objects, "karta" if output == "karta" else "wlmap")
+    session.output.data(draft.text.rstrip("\n"))
+    if explain:
+        for item in draft.evidence:
+            session.output.warn(item.line())
+    if draft.review:
+        session.output.warn(
+            f"{len(draft.review)} choice(s) are guesses; confirm them (listed at the top "
+            "of the draft) before use"
+        )
+
+
+def _read_crd(session: Session, source: str) -> dict[str, Any]:
+    if source == "-" or Path(source).exists():
+        found = [m.obj for m in read_manifests([source])]
+        crds = [o for o in found if o.get("kind") == "CustomResourceDefinition"]
+        if len(crds) != 1:
+            raise ManifestError(
+                f"{source}: expected one CustomResourceDefinition, found {len(crds)}"
+            )
+        return crds[0]
+    if "." not in source:
+        raise ManifestError(
+            f"{source!r} is neither a file nor a CRD name (plural.group, e.g. rayclusters.ray.io)"
+        )
+    from wlmap.cli._live import with_cluster  # noqa: PLC0415 - live mode only
+
+    async def fetch(cluster: Any, _discovery: Any) -> dict[str, Any]:
+        answer: dict[str, Any] = await cluster.request("GET", f"{_CRD_API}/{source}")
+        return answer
+
+    return with_cluster(session, fetch)

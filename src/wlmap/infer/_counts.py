@@ -1,0 +1,122 @@
+"""Counts beside a template: which integer fields say how many replicas, at least, at most.
+
+A count is an integer property of the object holding the template (the role). Its name
+or its description decides which count it is: ``replicas``, ``size``, ``instances``,
+"number of replicas" make the desired count; a ``min``/``max`` prefix on such a name the
+bounds. A schema default becomes the fallback of the jq expression.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._schema import Node, show
+
+_COUNT_NOUN = r"(replicas?|size|count|instances|workers|nodes|pods|available)"
+_DESIRED = re.compile(rf"^(num(ber)?(of)?)?{_COUNT_NOUN}$", re.IGNORECASE)
+_MIN = re.compile(rf"^min(imum)?{_COUNT_NOUN}$", re.IGNORECASE)
+_MAX = re.compile(rf"^max(imum)?{_COUNT_NOUN}$", re.IGNORECASE)
+# Pods in each replica (a multi-host replica): each replica is then a group of pods.
+_PER_REPLICA = re.compile(r"^(num(ber)?(of)?)?(hosts|(pods|hosts|nodes)per(replica|group))$", re.I)
+_DESIRED_WORDS = re.compile(
+    r"\b(desired )?number of (desired )?(replicas|pods|instances|workers|nodes)\b", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Count:
+    """One count field of a role, relative to the role element."""
+
+    field: str
+    default: int | None
+    evidence: Evidence
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The counts found beside one template."""
+
+    replicas: Count | None = None
+    minimum: Count | None = None
+    maximum: Count | None = None
+    per_replica: Count | None = None
+
+
+def _integer(node: Node) -> bool:
+    return node.type == "integer" or (
+        node.type == "" and bool(node.schema.get("x-kubernetes-int-or-string"))
+    )
+
+
+def find_counts(role: Node) -> Counts:
+    """The replica, min and max counts among ``role``'s integer properties."""
+    desired = minimum = maximum = per_replica = None
+    for child in role.children():
+        if child.path == role.path or child.path[-1] in ("[]", "{}") or not _integer(child):
+            continue
+        name = child.path[-1]
+        default = child.schema.get("default")
+        default = default if isinstance(default, int) else None
+        where = show(child.path)
+        if _PER_REPLICA.match(name) and per_replica is None:
+            reason = f"integer named {name!r}: pods in each replica"
+            per_replica = Count(name, default, _ev("replicasPath", where, reason))
+        elif _MIN.match(name) and minimum is None:
+            minimum = Count(name, default, _ev("minReplicasPath", where, f"integer named {name!r}"))
+        elif _MAX.match(name) and maximum is None:
+            maximum = Count(name, default, _ev("maxReplicasPath", where, f"integer named {name!r}"))
+        elif _DESIRED.match(name) and desired is None:
+            desired = Count(name, default, _ev("replicasPath", where, f"integer named {name!r}"))
+        elif desired is None and _DESIRED_WORDS.search(child.description):
+            words = _DESIRED_WORDS.search(child.description)
+            assert words is not None
+            desired = Count(
+                name,
+                default,
+                Evidence(
+                    "replicasPath",
+                    name,
+                    where,
+                    f'described as "{words.group(0)}"',
+                    Strength.GUESS,
+                ),
+            )
+    return Counts(desired, minimum, maximum, per_replica)
+
+
+def _ev(subject: str, where: str, reason: str) -> Evidence:
+    return Evidence(subject, where.rsplit(".", 1)[-1], where, reason, Strength.VOCABULARY)
+
+
+def count_expression(prefix: str, count: Count, fallback: int | None) -> str:
+    """The jq of a count relative to the role element reached by ``prefix``.
+
+    ``prefix`` ends in ``[]?`` for list and map roles: the expression then yields one
+    count per role instance.
+    """
+    default = count.default if count.default is not None else fallback
+    field = f".{count.field}" if count.field.isidentifier() else f'.["{count.field}"]'
+    tail = f"{field} // {default}" if default is not None else field
+    if "[]?" in prefix:
+        return f"{prefix} | {tail}"
+    if default is None:
+        return f"{prefix}{field}" if prefix != "." else field
+    base = prefix if prefix != "." else ""
+    return f"{base}{field} // {default}"
+
+
+def job_pods_expression(prefix: str) -> str:
+    """Pods per Job of a JobSpec at ``prefix``: parallelism, never more than completions.
+
+    The Job API's own rule (parallelism defaults to 1), not a framework's.
+    """
+    body = "[.parallelism // 1, .completions // (.parallelism // 1)] | min"
+    return f"{prefix} | {body}"
+
+
+def is_job_spec(node: Node) -> bool:
+    """An object shaped like a batch/v1 JobSpec: a pod template with parallelism/completions."""
+    names = set(node.properties)
+    return "template" in names and bool(names & {"parallelism", "completions"})

@@ -1,0 +1,259 @@
+"""Status: where conditions and phases are, and which native values mean which state.
+
+Conditions are found by shape (a list under ``.status`` whose items have a ``type`` and
+a ``status``), phases by a string field under ``.status`` with an enum or named like a
+phase. The values come from the schema's enums and from sample objects; each is mapped
+by the vocabulary (:mod:`wlmap.infer._vocabulary`). Where a state's values would also
+match a state of higher precedence, the matcher excludes it, so that one object shows
+one state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from wlmap.definitions.status import GenericStatus
+from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._samples import values_at
+from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
+from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, VOCABULARY, classify
+
+_PHASE_NAME = re.compile(r"^(phase|state|status)$|(Phase|State|Status)$")
+
+
+@dataclass
+class StatusPlan:
+    """The status part of the draft."""
+
+    conditions_path: str | None = None
+    phase_path: str | None = None
+    mappings: dict[GenericStatus, list[dict[str, Any]]] = field(default_factory=dict)
+    evidence: list[Evidence] = field(default_factory=list)
+
+
+def _conditions(status: Node) -> Node | None:
+    for node in walk(status):
+        if len(node.path) > 4 or node.type != "array" or node.items is None:
+            continue
+        props = node.items.properties
+        if "type" in props and "status" in props:
+            return node
+    return None
+
+
+def _phase(status: Node, samples: Sequence[Mapping[str, Any]]) -> tuple[Node, list[str]] | None:
+    best: tuple[int, Node, list[str]] | None = None
+    for node in walk(status):
+        if len(node.path) > 4 or ITEMS in node.path or "{}" in node.path or node.type != "string":
+            continue
+        enum = [str(v) for v in node.schema.get("enum") or ()]
+        seen = [str(v) for s in samples for v in values_at(s, node.path) if isinstance(v, str)]
+        values = list(dict.fromkeys([*enum, *seen]))
+        named = bool(_PHASE_NAME.search(node.path[-1]))
+        mapped = sum(classify(v) is not None for v in values)
+        if not named and mapped < 2:
+            continue
+        score = mapped * 2 + (3 if named else 0) - len(node.path)
+        if best is None or score > best[0]:
+            best = (score, node, values)
+    return (best[1], best[2]) if best is not None else None
+
+
+def _any(path: str, types: Sequence[str], type_field: str, status_field: str) -> str:
+    test = " or ".join(f'.{type_field} == "{t}"' for t in types)
+    if len(types) > 1:
+        test = f"({test})"
+    return f'any({path}[]?; {test} and .{status_field} == "True")'
+
+
+def plan_status(
+    status: Node | None,
+    samples: Sequence[Mapping[str, Any]],
+    suspend_path: str | None,
+) -> StatusPlan:
+    """Conditions, phase and state mappings from the ``.status`` schema and samples."""
+    plan = StatusPlan()
+    if status is None:
+        status = Node(("status",), {"x-kubernetes-preserve-unknown-fields": True})
+    conditions = _conditions(status)
+    by_state: dict[GenericStatus, list[str]] = {}
+    if conditions is not None:
+        _conditions_plan(plan, conditions, samples, by_state, suspend_path)
+    elif (found := _phase(status, samples)) is not None:
+        _phase_plan(plan, found[0], found[1])
+    if suspend_path is not None and GenericStatus.SUSPENDED not in plan.mappings:
+        plan.mappings[GenericStatus.SUSPENDED] = [
+            {"byExpression": {"expression": f"{suspend_path} == true", "expectedResult": "true"}}
+        ]
+        plan.evidence.append(
+            Evidence(
+                "suspended",
+                f"{suspend_path} == true",
+                suspend_path,
+                "no native suspended value; the suspend field is set",
+                Strength.GUESS,
+            )
+        )
+    return plan
+
+
+def _conditions_plan(
+    plan: StatusPlan,
+    conditions: Node,
+    samples: Sequence[Mapping[str, Any]],
+    by_state: dict[GenericStatus, list[str]],
+    suspend_path: str | None,
+) -> None:
+    path = jq_path(conditions.path, optional=False)
+    plan.conditions_path = path
+    item = conditions.items
+    assert item is not None
+    type_path: Path = (*conditions.path, ITEMS, "type")
+    enum = [str(v) for v in (item.child("type") or item).schema.get("enum") or ()]
+    seen = [str(v) for s in samples for v in values_at(s, type_path) if isinstance(v, str)]
+    known = list(dict.fromkeys([*enum, *seen]))
+    common = [] if enum else [t for t in COMMON_CONDITION_TYPES if t not in known]
+    exact: dict[str, bool] = {}
+    for value in [*known, *common]:
+        guessed = value in common
+        source = (
+            "common condition type (the schema has no enum of types)"
+            if guessed
+            else "enum"
+            if value in enum
+            else "samples"
+        )
+        found = classify(value)
+        if found is None:
+            plan.evidence.append(
+                Evidence(
+                    f"condition {value}",
+                    "unmapped",
+                    show(type_path),
+                    "no vocabulary word",
+                    Strength.GUESS,
+                )
+            )
+            continue
+        state, is_exact = found
+        by_state.setdefault(state, []).append(value)
+        exact[value] = is_exact and not guessed
+        strength = Strength.VOCABULARY if exact[value] else Strength.GUESS
+        plan.evidence.append(
+            Evidence(
+                f"condition {value}",
+                state.value,
+                show(type_path),
+                f"{source}; vocabulary",
+                strength,
+            )
+        )
+    _condition_mappings(plan, path, by_state, suspend_path)
+
+
+def _condition_mappings(
+    plan: StatusPlan,
+    path: str,
+    by_state: dict[GenericStatus, list[str]],
+    suspend: str | None,
+) -> None:
+    """One matcher per state: its values hold and no value of a higher state does.
+
+    With a suspend field, the suspend states follow the request and its outcome:
+    suspending while asked and not yet suspended, resuming while no longer asked and
+    still suspended; the active states need the request to be off.
+    """
+    higher: list[str] = []
+    pause = by_state.get(GenericStatus.SUSPENDED, [])
+    ended = by_state.get(GenericStatus.FAILED, []) + by_state.get(GenericStatus.COMPLETED, [])
+    for state in PRECEDENCE:
+        types = by_state.get(state)
+        if suspend is not None and state is GenericStatus.SUSPENDED and pause:
+            held = f"{suspend} == true and {_any(path, pause, 'type', 'status')}"
+            if ended:
+                held += f" and ({_any(path, ended, 'type', 'status')} | not)"
+            plan.mappings[state] = [_expr(held)]
+            plan.mappings[GenericStatus.SUSPENDING] = [
+                _expr(
+                    f"{suspend} == true and ({_any(path, pause + ended, 'type', 'status')} | not)"
+                )
+            ]
+            plan.mappings[GenericStatus.RESUMING] = [
+                _expr(f"{suspend} != true and {_any(path, pause, 'type', 'status')}")
+            ]
+            higher.extend(pause)
+            continue
+        if not types:
+            continue
+        active = suspend is not None and state in (
+            GenericStatus.RUNNING,
+            GenericStatus.INITIALIZING,
+            GenericStatus.DEGRADED,
+        )
+        held = _any(path, types, "type", "status")
+        if higher:
+            held += f" and ({_any(path, higher, 'type', 'status')} | not)"
+        if active:
+            held = f"{suspend} != true and {held}"
+        if held == _any(path, types, "type", "status"):
+            plan.mappings[state] = [
+                {"byConditions": [{"type": t, "status": "True"}]} for t in types
+            ]
+        else:
+            plan.mappings[state] = [_expr(held)]
+        higher.extend(types)
+
+
+def _expr(expression: str) -> dict[str, Any]:
+    return {"byExpression": {"expression": expression, "expectedResult": "true"}}
+
+
+def _phase_plan(plan: StatusPlan, node: Node, values: list[str]) -> None:
+    path = jq_path(node.path, optional=False)
+    plan.phase_path = path
+    for value in values:
+        found = classify(value)
+        if found is None:
+            plan.evidence.append(
+                Evidence(
+                    f"phase {value}",
+                    "unmapped",
+                    show(node.path),
+                    "no vocabulary word",
+                    Strength.GUESS,
+                )
+            )
+            continue
+        state, is_exact = found
+        plan.mappings.setdefault(state, []).append({"byPhase": value})
+        strength = Strength.VOCABULARY if is_exact else Strength.GUESS
+        plan.evidence.append(
+            Evidence(
+                f"phase {value}",
+                state.value,
+                show(node.path),
+                "enum or samples; vocabulary",
+                strength,
+            )
+        )
+    if values:
+        return
+    # A phase field whose values nobody lists: match the vocabulary words themselves.
+    for state in PRECEDENCE:
+        alternatives = "|".join(sorted(VOCABULARY[state]))
+        expression = f'({path} // "" | ascii_downcase | test("^({alternatives})$"))'
+        plan.mappings[state] = [
+            {"byExpression": {"expression": expression, "expectedResult": "true"}}
+        ]
+    plan.evidence.append(
+        Evidence(
+            "phase values",
+            "vocabulary words",
+            show(node.path),
+            "neither an enum nor samples list the values",
+            Strength.GUESS,
+        )
+    )

@@ -1,0 +1,191 @@
+"""Drafting a definition for a workload kind from its CRD, sample objects and their pods."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from wlmap.definitions.document import (
+    KARTA_API_VERSIONS,
+    KARTA_KIND,
+    WLMAP_API_VERSION,
+    WLMAP_KIND,
+    slug,
+)
+from wlmap.definitions.gvk import GroupVersionKind
+from wlmap.definitions.status import STATUS_ORDER
+from wlmap.errors import ManifestError
+from wlmap.infer._components import Component
+from wlmap.infer._evidence import Evidence
+from wlmap.infer._gang import plan_gang
+from wlmap.infer._render import render
+from wlmap.infer._roles import plan_roles
+from wlmap.infer._schema import Node, version_schema
+from wlmap.infer._selectors import infer_selectors
+from wlmap.infer._status import plan_status
+from wlmap.infer._suspend import find_suspend
+from wlmap.infer._templates import find_templates
+
+Format = Literal["wlmap", "karta"]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A drafted definition, the evidence for each choice and what a person must confirm.
+
+    Attributes:
+        gvk: the workload kind the draft covers.
+        definition: the definition document as plain data.
+        evidence: every choice with its source, in the order they were made.
+        text: the YAML document with comments, ready to save.
+    """
+
+    gvk: GroupVersionKind
+    definition: dict[str, Any]
+    evidence: tuple[Evidence, ...]
+    text: str
+
+    @property
+    def review(self) -> tuple[Evidence, ...]:
+        """The guesses: choices a person must confirm."""
+        return tuple(e for e in self.evidence if e.needs_review)
+
+
+def _matching(
+    samples: Sequence[Mapping[str, Any]], group: str, kind: str
+) -> list[Mapping[str, Any]]:
+    return [
+        s
+        for s in samples
+        if s.get("kind") == kind and str(s.get("apiVersion", "")).split("/")[0] == group
+    ]
+
+
+def infer(
+    crd: Mapping[str, Any],
+    version: str | None = None,
+    samples: Sequence[Mapping[str, Any]] = (),
+    pods: Sequence[Mapping[str, Any]] = (),
+    output: Format = "wlmap",
+) -> Draft:
+    """Draft a definition for the kind ``crd`` defines.
+
+    Args:
+        crd: a CustomResourceDefinition object.
+        version: the served version to draft for (default: the storage version).
+        samples: objects of the kind (others are ignored); they carry what schemaless
+            parts of the CRD leave open and show the condition types in use.
+        pods: pods of those objects; their labels become pod selectors.
+        output: ``wlmap`` (a WorkloadMap) or ``karta`` (a Karta).
+
+    Raises:
+        ManifestError: not a CRD, an unknown version, or no pod template anywhere.
+    """
+    if crd.get("kind") != "CustomResourceDefinition":
+        raise ManifestError(f"expected a CustomResourceDefinition, got kind {crd.get('kind')!r}")
+    spec = crd.get("spec") or {}
+    group, kind = str(spec.get("group") or ""), str((spec.get("names") or {}).get("kind") or "")
+    chosen, schema = version_schema(crd, version)
+    gvk = GroupVersionKind(group=group, version=chosen, kind=kind)
+    mine = _matching(samples, group, kind)
+    root = kind.lower()
+    spec_node = schema.child("spec") or Node(
+        ("spec",), {"x-kubernetes-preserve-unknown-fields": True}
+    )
+    templates = find_templates(spec_node, mine)
+    if not templates:
+        hint = (
+            " (its spec is schemaless: pass sample objects with -f)" if spec_node.schemaless else ""
+        )
+        raise ManifestError(
+            f"{kind}.{group} {chosen}: no pod template under .spec: no object whose spec has "
+            f"containers with images, and no sample holds one there{hint}"
+        )
+    evidence: list[Evidence] = []
+    components = plan_roles(root, spec_node, templates, mine)
+    suspend = find_suspend(spec_node, templates)
+    status = plan_status(schema.child("status"), mine, suspend[0] if suspend else None)
+    facts = infer_selectors(components, mine, pods, group)
+    gang, gang_evidence = plan_gang(root, components, list(status.mappings), facts.workload_label)
+    if suspend is not None:
+        evidence.append(suspend[1])
+    evidence += status.evidence
+    for comp in components:
+        evidence += comp.evidence
+    evidence += facts.evidence
+    if gang_evidence is not None:
+        evidence.append(gang_evidence)
+    document = _document(
+        gvk, root, components, status, suspend[0] if suspend else None, gang, output
+    )
+    text = render(document, evidence, f"{kind} ({group}/{chosen})")
+    return Draft(gvk, document, tuple(evidence), text)
+
+
+def _document(
+    gvk: GroupVersionKind,
+    root: str,
+    components: Sequence[Component],
+    status: Any,
+    suspend: str | None,
+    gang: dict[str, Any] | None,
+    output: Format,
+) -> dict[str, Any]:
+    status_definition: dict[str, Any] = {}
+    if status.phase_path:
+        status_definition["phaseDefinition"] = {"path": status.phase_path}
+    if status.conditions_path:
+        status_definition["conditionsDefinition"] = {"path": status.conditions_path}
+    status_definition["statusMappings"] = {
+        s.value.lower(): status.mappings[s] for s in STATUS_ORDER if s in status.mappings
+    }
+    root_component: dict[str, Any] = {
+        "name": root,
+        "kind": {"group": gvk.group, "version": gvk.version, "kind": gvk.kind},
+        "statusDefinition": status_definition,
+    }
+    if suspend is not None:
+        root_component["suspendDefinition"] = {
+            "suspendActions": [{"path": suspend, "value": "true"}],
+            "resumeActions": [{"path": suspend, "value": "false"}],
+        }
+    structure: dict[str, Any] = {
+        "rootComponent": root_component,
+        "childComponents": [_component(c) for c in components],
+    }
+    spec: dict[str, Any] = {"structureDefinition": structure}
+    if gang is not None:
+        spec["optimizationInstructions"] = {"gangScheduling": gang}
+    api_version, kind = (
+        (WLMAP_API_VERSION, WLMAP_KIND)
+        if output == "wlmap"
+        else (KARTA_API_VERSIONS[0], KARTA_KIND)
+    )
+    return {"apiVersion": api_version, "kind": kind, "metadata": {"name": slug(gvk)}, "spec": spec}
+
+
+def _component(comp: Component) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": comp.name, "ownerRef": comp.owner}
+    if comp.kind is not None:
+        out["kind"] = {"group": comp.kind[0], "version": comp.kind[1], "kind": comp.kind[2]}
+    if comp.instance_id_path:
+        out["instanceIdPath"] = comp.instance_id_path
+    if comp.template_path:
+        out["specDefinition"] = {"podTemplateSpecPath": comp.template_path}
+    elif comp.pod_spec_path:
+        out["specDefinition"] = {"podSpecPath": comp.pod_spec_path}
+    scale = {
+        key: value
+        for key, value in (
+            ("replicasPath", comp.replicas_path),
+            ("minReplicasPath", comp.min_replicas_path),
+            ("maxReplicasPath", comp.max_replicas_path),
+        )
+        if value is not None
+    }
+    if scale:
+        out["scaleDefinition"] = scale
+    if comp.selector:
+        out["podSelector"] = comp.selector
+    return out

@@ -1,0 +1,52 @@
+"""``wlmap infer`` on corpus CRDs: the draft passes ``wlmap validate --crd``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wlmap.cli.main import main
+
+CRDS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "crds"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["jobset.x-k8s.io_jobsets.yaml", "ray.io_rayclusters.yaml", "kubeflow.org_pytorchjobs.yaml"],
+)
+@pytest.mark.parametrize("fmt", ["wlmap", "karta"])
+def test_draft_passes_validate_against_its_crd(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, fmt: str
+) -> None:
+    code, out, err = _run(capsys, "infer", "--crd", str(CRDS / name), "--format", fmt)
+    assert code == 0
+    assert "guesses" in err
+    draft = tmp_path / "draft.yaml"
+    draft.write_text(out, encoding="utf-8")
+    code, out, _ = _run(capsys, "validate", str(draft), "--crd", str(CRDS / name))
+    assert code == 0, out
+    assert out.startswith("OK:")
+
+
+def test_explain_shows_evidence_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(
+        capsys, "infer", "--crd", str(CRDS / "ray.io_rayclusters.yaml"), "--explain"
+    )
+    assert code == 0
+    assert "podTemplateSpecPath: .spec.headGroupSpec.template" in out
+    assert "instanceIdPath: groupName  [shape] .spec.workerGroupSpecs[].groupName" in err
+
+
+def test_crd_without_pod_template_exits_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    crd = CRDS / "scheduling.volcano.sh_podgroups.yaml"
+    code, out, err = _run(capsys, "infer", "--crd", str(crd))
+    assert code == 6
+    assert out == ""
+    assert "PodGroup.scheduling.volcano.sh v1beta1: no pod template under .spec" in err

@@ -1,0 +1,82 @@
+"""Pod selectors and gangs from sample objects and their pods."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wlmap.definitions import definition_from_mapping
+from wlmap.infer import infer
+from wlmap.workload import interpret
+
+from ._crds import CONDITIONS, POD_TEMPLATE, crd, obj, template
+
+
+def _pod(name: str, labels: dict[str, str]) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "labels": labels,
+            "ownerReferences": [{"kind": "Widget", "name": "w", "uid": "uid-w"}],
+        },
+        "spec": {"containers": [{"name": "main", "image": "busybox"}]},
+    }
+
+
+ROLE = {"type": "object", "properties": {"replicas": {"type": "integer"}, "template": POD_TEMPLATE}}
+SOURCE = crd(
+    {"type": "object", "properties": {"roles": {"type": "object", "additionalProperties": ROLE}}},
+    {"type": "object", "properties": {"conditions": CONDITIONS}},
+)
+SAMPLE = obj(
+    {
+        "roles": {
+            "Launcher": {"replicas": 1, "template": template()},
+            "Worker": {"replicas": 2, "template": template()},
+        }
+    }
+)
+PODS = [
+    _pod(
+        "w-launcher-0",
+        {"example.com/job": "w", "example.com/role": "launcher", "example.com/index": "0"},
+    ),
+    _pod(
+        "w-worker-0",
+        {"example.com/job": "w", "example.com/role": "worker", "example.com/index": "0"},
+    ),
+    _pod(
+        "w-worker-1",
+        {"example.com/job": "w", "example.com/role": "worker", "example.com/index": "1"},
+    ),
+]
+
+
+def test_labels_that_name_roles_become_selectors_and_pods_are_attributed() -> None:
+    draft = infer(SOURCE, samples=[SAMPLE], pods=PODS)
+    children = draft.definition["spec"]["structureDefinition"]["childComponents"]
+    assert children[1]["podSelector"]["componentTypeSelector"] == {
+        "keyPath": '.metadata.labels["example.com/role"]',
+        "value": "worker",
+    }
+    view = interpret(definition_from_mapping(draft.definition, "d"), SAMPLE, pods=PODS).to_dict()
+    assert [(c["name"], c["pods"]) for c in view["components"][1:]] == [
+        ("launcher", 1),
+        ("worker", 2),
+    ]
+
+
+def test_a_job_of_several_pods_is_one_gang_grouped_by_its_label() -> None:
+    gang = infer(SOURCE, samples=[SAMPLE], pods=PODS).definition["spec"]["optimizationInstructions"]
+    assert gang["gangScheduling"]["podGroup"] == {"name": "widget"}
+    (group,) = gang["gangScheduling"]["podGroups"]
+    assert group["members"][0]["groupByKeyPaths"] == ['.metadata.labels["example.com/job"]']
+
+
+def test_without_pods_the_instance_label_is_a_placeholder_to_review() -> None:
+    draft = infer(SOURCE)
+    assert any(
+        e.subject == "podSelector instance" and "placeholder" in e.reason for e in draft.review
+    )
