@@ -92,9 +92,13 @@ class ScoredPolicy:
         """The feasible node with the highest score, ties to the lowest rank; None if none."""
         if len(self._bonus) != len(score):
             raise RuntimeError(f"{self.name}: reset() was not called for this cluster")
-        key = np.where(feasible, score * (len(score) + 1) + self._bonus, -1)
-        node = int(np.argmax(key))
-        return node if key[node] >= 0 else None
+        if not feasible.any():
+            return None
+        # a score may be negative (BestFit on a node larger than the largest pod shape):
+        # infeasible nodes get a key below every feasible one, not a fixed -1
+        key = score * (len(score) + 1) + self._bonus
+        key = np.where(feasible, key, key.min() - 1)
+        return int(np.argmax(key))
 
     def observe(self, state: ClusterState, pod: Pod, placement: Placement) -> None:
         return None

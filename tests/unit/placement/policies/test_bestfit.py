@@ -29,3 +29,11 @@ def test_nothing_fits() -> None:
     state = fresh(policy, [node("a", 2)])
     assert policy.place(state, pod(num=4)) is None
     assert policy.place(state, pod(models={"T4"})) is None
+
+
+def test_a_node_larger_than_the_normalisation_still_takes_pods() -> None:
+    policy = BestFitPolicy()
+    state = fresh(policy, [node("dgx", 8, cpu=256_000)])
+    # 0.5*(256000-4000)/128000 + 0.5*(8000-1000)/8000 = 0.984375 + 0.4375 -> score below 0,
+    # yet the only node fits and must be chosen
+    assert policy.place(state, pod(cpu=4000, num=1)) == Placement(0, (0,))
