@@ -180,9 +180,9 @@ def compare(catalog: Definition, draft: Definition, schema: Node, registry: Regi
         if comp.instance_id_path:
             want = _norm(comp.instance_id_path, schema)
             ids.add(bool(want & id_reads), f"{comp.name} {_short(comp.instance_id_path)}")
-    theirs, mine = _state_literals(catalog), _positive_literals(draft)
+    theirs, drafted_states = _state_literals(catalog), _positive_literals(draft)
     for state, words in theirs.items():
-        states.add(bool(words & mine.get(state, set())), state)
+        states.add(bool(words & drafted_states.get(state, set())), state)
     passed = _cases(catalog.name, draft, registry)
     return Row(catalog.name, tpl, rep, ids, states, passed)
 
@@ -191,7 +191,8 @@ def _template(comp: Any) -> str | None:
     spec = comp.spec_definition
     if spec is None:
         return None
-    return spec.pod_template_spec_path or spec.pod_spec_path
+    path: str | None = spec.pod_template_spec_path or spec.pod_spec_path
+    return path
 
 
 def _counts(comp: Any, schema: Node) -> set[str]:
