@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,7 +66,33 @@ class Score:
         return f"{self.found}/{self.total}" if self.total else "-"
 
 
-def _state_literals(definition: Definition) -> dict[str, set[str]]:
+def _literals(text: str) -> set[str]:
+    words = {w.lower() for w in _LITERAL.findall(text)}
+    if "suspend" in text and "== true" in text:
+        words.add("<suspend field>")
+    return words
+
+
+def _catalog_words(expression: str) -> set[str]:
+    """Every string literal of a catalog expression (and whether it reads a suspend field)."""
+    return _literals(expression)
+
+
+def _draft_words(expression: str) -> set[str]:
+    """The part of a drafted expression that must hold: the first any(...), before the
+    exclusions; a test() reads its regex alternatives."""
+    text = expression.split(" and (any(", maxsplit=1)[0]
+    if "test(" in text:
+        alternatives = set(re.findall(r"[a-z]+", text.split("test(")[1]))
+        return alternatives | (_literals(text) & {"<suspend field>"})
+    return _literals(text)
+
+
+def _state_literals(
+    definition: Definition, expression_words: Callable[[str], set[str]]
+) -> dict[str, set[str]]:
+    """The native values each state is mapped from: byPhase, byConditions types, and the
+    words ``expression_words`` reads from a byExpression."""
     status = definition.root.status_definition
     out: dict[str, set[str]] = {}
     if status is None:
@@ -79,36 +105,7 @@ def _state_literals(definition: Definition) -> dict[str, set[str]]:
             for c in m.by_conditions or ():
                 words.add(c.type.lower())
             if m.by_expression:
-                text = m.by_expression.expression
-                words.update(w.lower() for w in _LITERAL.findall(text))
-                if "suspend" in text and "== true" in text:
-                    words.add("<suspend field>")
-        out[state.value] = words
-    return out
-
-
-def _positive_literals(draft: Definition) -> dict[str, set[str]]:
-    """The draft's own values per state: byConditions/byPhase, or the first any(...) of
-    an expression (the part that must hold, before the exclusions)."""
-    status = draft.root.status_definition
-    out: dict[str, set[str]] = {}
-    if status is None:
-        return out
-    for state, matchers in status.status_mappings.entries():
-        words: set[str] = set()
-        for m in matchers:
-            if m.by_phase:
-                words.add(m.by_phase.lower())
-            for c in m.by_conditions or ():
-                words.add(c.type.lower())
-            if m.by_expression:
-                text = m.by_expression.expression.split(" and (any(")[0]
-                if "test(" in text:
-                    words.update(re.findall(r"[a-z]+", text.split("test(")[1]))
-                else:
-                    words.update(w.lower() for w in _LITERAL.findall(text))
-                if "suspend" in text and "== true" in text:
-                    words.add("<suspend field>")
+                words.update(expression_words(m.by_expression.expression))
         out[state.value] = words
     return out
 
@@ -180,7 +177,8 @@ def compare(catalog: Definition, draft: Definition, schema: Node, registry: Regi
         if comp.instance_id_path:
             want = _norm(comp.instance_id_path, schema)
             ids.add(bool(want & id_reads), f"{comp.name} {_short(comp.instance_id_path)}")
-    theirs, drafted_states = _state_literals(catalog), _positive_literals(draft)
+    theirs = _state_literals(catalog, _catalog_words)
+    drafted_states = _state_literals(draft, _draft_words)
     for state, words in theirs.items():
         states.add(bool(words & drafted_states.get(state, set())), state)
     passed = _cases(catalog.name, draft, registry)
