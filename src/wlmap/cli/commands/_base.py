@@ -46,7 +46,9 @@ def output_option(*choices: str, default: str = "table") -> Callable[[Any], Any]
     )
 
 
-def file_option(required: bool = True) -> Callable[[Any], Any]:
+def file_option(
+    required: bool = True, help: str = "Manifests to read (YAML, JSON, List dumps)."
+) -> Callable[[Any], Any]:
     """``-f/--filename``: files, folders or ``-`` for standard input (repeatable)."""
     return click.option(
         "-f",
@@ -56,5 +58,5 @@ def file_option(required: bool = True) -> Callable[[Any], Any]:
         required=required,
         metavar="FILE|DIR|-",
         type=click.Path(allow_dash=True),
-        help="Manifests to read (YAML, JSON, List dumps).",
+        help=help,
     )

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from wlmap.cli._session import Session
-from wlmap.cli.commands._base import command
+from wlmap.cli.commands._base import command, file_option
 from wlmap.errors import ManifestError
 from wlmap.infer import infer
 from wlmap.sources import read_manifests
@@ -25,14 +25,8 @@ _CRD_API = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
     help="The CRD: a file, or the name of one installed in the cluster (plural.group).",
 )
 @click.option("--version", "version", metavar="V", help="Served version (default: storage).")
-@click.option(
-    "-f",
-    "--filename",
-    "samples",
-    multiple=True,
-    metavar="FILE|DIR|-",
-    type=click.Path(allow_dash=True),
-    help="Sample objects of the kind (and their pods, if in the same files).",
+@file_option(
+    required=False, help="Sample objects of the kind (and their pods, if in the same files)."
 )
 @click.option(
     "--pods",
@@ -55,7 +49,7 @@ def infer_command(
     session: Session,
     crd_source: str,
     version: str | None,
-    samples: tuple[str, ...],
+    files: tuple[str, ...],
     pods: tuple[str, ...],
     output: str,
     explain: bool,
@@ -65,7 +59,7 @@ def infer_command(
     objects fill schemaless parts and their pods give the selectors. The draft goes to
     stdout; guesses are commented and listed on stderr for review."""
     crd = _read_crd(session, crd_source)
-    objects = [m.obj for m in read_manifests(samples)] if samples else []
+    objects = [m.obj for m in read_manifests(files)] if files else []
     pod_objects = [m.obj for m in read_manifests(pods)] if pods else []
     pod_objects += [o for o in objects if o.get("kind") == "Pod" and o.get("apiVersion") == "v1"]
     draft = infer(crd, version, objects, pod_objects, "karta" if output == "karta" else "wlmap")

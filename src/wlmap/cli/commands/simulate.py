@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from wlmap.cli._session import Session
-from wlmap.cli.commands._base import command, file_option
+from wlmap.cli.commands._base import command, file_option, output_option
 from wlmap.errors import PlacementInputError
 
 if TYPE_CHECKING:
@@ -92,15 +92,7 @@ class Seeds(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.
     "or the allocation per arrived share (the default with --pods).",
 )
 @click.option("--trace", metavar="NAME", help="Label of the trace column (default: from --pods).")
-@click.option(
-    "-o",
-    "--output",
-    "fmt",
-    type=click.Choice(["csv", "json"]),
-    default="csv",
-    show_default=True,
-    help="Output format.",
-)
+@output_option("csv", "json", default="csv")
 @click.option(
     "--output-file", metavar="FILE", type=click.Path(dir_okay=False), help="Write here, not stdout."
 )
