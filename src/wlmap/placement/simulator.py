@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from wlmap.placement.arrivals import tune_to_capacity
 from wlmap.placement.metrics import ArrivalRow, FloatArray, FragmentationMeter, arrival_rows
-from wlmap.placement.model import POD_CLASSES, Node, Pod, PodClass
+from wlmap.placement.model import POD_CLASSES, Node, Placement, Pod, PodClass
 from wlmap.placement.policy import Policy, make_policy
 from wlmap.placement.state import ClusterState, IntArray
 
@@ -95,6 +95,20 @@ class SimulationResult:
         return out
 
 
+def place_each(
+    state: ClusterState, policy: Policy, pods: Iterable[Pod]
+) -> Iterator[tuple[Pod, Placement | None]]:
+    """Place pods one by one in the order given, each where ``policy`` chooses (None: it
+    fits nowhere and is left out); the state holds a pod before the next is placed. The
+    policy must have been reset for this state."""
+    for pod in pods:
+        placement = policy.place(state, pod)
+        if placement is not None:
+            state.assign(pod, placement)
+            policy.observe(state, pod, placement)
+        yield pod, placement
+
+
 def simulate(
     nodes: Sequence[Node],
     pods: Sequence[Pod],
@@ -130,16 +144,12 @@ def simulate(
     class_index = {c: i for i, c in enumerate(POD_CLASSES)}
     arrived_total = 0
     frag_total = meter.total if meter is not None else math.nan
-    for k, pod in enumerate(arrivals):
+    for k, (pod, placement) in enumerate(place_each(state, chosen, arrivals)):
         arrived_total += pod.gpu_demand_milli
-        placement = chosen.place(state, pod)
         if placement is None:
             failed_class[k] = class_index[pod.pod_class]
-        else:
-            state.assign(pod, placement)
-            chosen.observe(state, pod, placement)
-            if meter is not None:
-                frag_total = meter.update(state, placement.node)
+        elif meter is not None:
+            frag_total = meter.update(state, placement.node)
         arrived[k] = arrived_total
         allocated[k] = state.allocated_gpu_milli
         frag[k] = frag_total
@@ -160,4 +170,4 @@ def simulate(
     )
 
 
-__all__ = ["CSV_COLUMNS", "SimulationResult", "simulate"]
+__all__ = ["CSV_COLUMNS", "SimulationResult", "place_each", "simulate"]

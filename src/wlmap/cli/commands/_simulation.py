@@ -109,6 +109,7 @@ def placement_rows(
 ) -> list[dict[str, Any]]:
     """Where each pod goes, placed once each in input order, per policy and seed."""
     from wlmap.placement.policy import make_policy  # noqa: PLC0415 - loads numpy
+    from wlmap.placement.simulator import place_each  # noqa: PLC0415
     from wlmap.placement.state import ClusterState  # noqa: PLC0415
 
     rows: list[dict[str, Any]] = []
@@ -119,11 +120,7 @@ def placement_rows(
         state = ClusterState.from_nodes(nodes)
         policy = make_policy(name)
         policy.reset(state, source.pods, seed)
-        for pod in source.pods:
-            placement = policy.place(state, pod)
-            if placement is not None:
-                state.assign(pod, placement)
-                policy.observe(state, pod, placement)
+        for pod, placement in place_each(state, policy, source.pods):
             rows.append(
                 {
                     "trace": source.trace,
