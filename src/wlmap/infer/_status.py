@@ -128,15 +128,7 @@ def _conditions_plan(
         )
         found = classify(value)
         if found is None:
-            plan.evidence.append(
-                Evidence(
-                    f"condition {value}",
-                    "unmapped",
-                    show(type_path),
-                    "no vocabulary word",
-                    Strength.GUESS,
-                )
-            )
+            plan.evidence.append(_unmapped(f"condition {value}", show(type_path)))
             continue
         state, is_exact = found
         by_state.setdefault(state, []).append(value)
@@ -207,6 +199,11 @@ def _condition_mappings(
         higher.extend(types)
 
 
+def _unmapped(what: str, where: str) -> Evidence:
+    """Evidence for a native value no vocabulary word maps to a shared state."""
+    return Evidence(what, "unmapped", where, "no vocabulary word", Strength.GUESS)
+
+
 def _expr(expression: str) -> dict[str, Any]:
     return {"byExpression": {"expression": expression, "expectedResult": "true"}}
 
@@ -217,15 +214,7 @@ def _phase_plan(plan: StatusPlan, node: Node, values: list[str]) -> None:
     for value in values:
         found = classify(value)
         if found is None:
-            plan.evidence.append(
-                Evidence(
-                    f"phase {value}",
-                    "unmapped",
-                    show(node.path),
-                    "no vocabulary word",
-                    Strength.GUESS,
-                )
-            )
+            plan.evidence.append(_unmapped(f"phase {value}", show(node.path)))
             continue
         state, is_exact = found
         plan.mappings.setdefault(state, []).append({"byPhase": value})
