@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from wlmap.operator.reports import log_name
 from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS, WORKLOAD_UID_LABEL
 from wlmap.operator.state import State
 from wlmap.operator.steps import reconcile_step, submit
@@ -50,7 +51,7 @@ async def check(state: State, obj: Mapping[str, Any], kind: str | None) -> None:
     """Queue the check of one gang object under its workload's key: ``kind`` None for a
     listing (orphans are deleted), DELETED or a change by another writer."""
     meta = obj.get("metadata") or {}
-    where = f"{obj.get('kind')}/{meta.get('namespace')}/{meta.get('name')}"
+    where = log_name(obj)
 
     async def step() -> None:
         owner = await _workload_of(state, obj)
@@ -114,7 +115,7 @@ async def _delete(state: State, obj: Mapping[str, Any]) -> None:
         return
     log.info(
         "orphan gang object deleted",
-        extra={"group": f"{obj.get('kind')}/{meta.get('namespace')}/{meta.get('name')}"},
+        extra={"group": log_name(obj)},
     )
     try:
         await state.cluster.request("DELETE", resource.path(meta.get("namespace"), meta["name"]))

@@ -137,3 +137,9 @@ async def set_degraded(
     kept = [c for c in previous if c.get("type") != DEGRADED]
     body = {"status": {"conditions": [*kept, degraded]}}
     await cluster.request("PATCH", path + "/status", body=body, content_type=MERGE_PATCH)
+
+
+def log_name(obj: Mapping[str, Any]) -> str:
+    """``Kind/namespace/name``: how log lines name a workload or a gang object."""
+    meta = obj.get("metadata") or {}
+    return f"{obj.get('kind')}/{meta.get('namespace')}/{meta.get('name')}"

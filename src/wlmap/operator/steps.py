@@ -14,7 +14,7 @@ from typing import Any
 
 from wlmap.errors import ClusterError, WlmapError, WorkloadNotFoundError
 from wlmap.operator.reconcile import Outcome, forget, reconcile
-from wlmap.operator.reports import post_event, set_degraded
+from wlmap.operator.reports import log_name, post_event, set_degraded
 from wlmap.operator.state import State
 from wlmap.sources.cluster import ApiError, list_objects
 from wlmap.sources.inventory import controller_reference
@@ -61,7 +61,7 @@ def _wait_for_references(state: State, obj: Mapping[str, Any], outcome: Outcome 
         "waiting %.0f s for %s",
         delay,
         ", ".join(f"${name}" for name in outcome.waiting_for),
-        extra={"workload": _workload_name(obj)},
+        extra={"workload": log_name(obj)},
     )
 
     async def again() -> None:
@@ -76,11 +76,6 @@ def _wait_for_references(state: State, obj: Mapping[str, Any], outcome: Outcome 
     state.spawn(again())
 
 
-def _workload_name(obj: Mapping[str, Any]) -> str:
-    meta = obj.get("metadata") or {}
-    return f"{obj.get('kind')}/{meta.get('namespace')}/{meta.get('name')}"
-
-
 async def _report(state: State, obj: Mapping[str, Any], outcome: Outcome) -> None:
     """Log and record an Event for each new refusal; keep the definition's ``Degraded``
     condition in step with which of its workloads fail to evaluate."""
@@ -92,7 +87,7 @@ async def _report(state: State, obj: Mapping[str, Any], outcome: Outcome) -> Non
             "%s: %s",
             refusal.reason,
             refusal.message,
-            extra={"workload": _workload_name(obj)},
+            extra={"workload": log_name(obj)},
         )
         await post_event(state.cluster, obj, refusal)
     if state.reports.evaluated(outcome.origin, uid, outcome.evaluation_failure):
