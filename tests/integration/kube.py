@@ -106,7 +106,13 @@ class Kube:
 
     def install_crds(self, files: Iterable[str | Path]) -> tuple[str, ...]:
         """Install CRDs (a name: from the corpus, skipping the test when it is absent; a
-        path: that file), wait until each is established, and return their names."""
+        path: that file), wait until each is established and its objects can be listed,
+        and return their names.
+
+        Established comes before the storage of a new CRD is ready: for a moment a LIST
+        is answered 429. A controller started in that moment retries its watch, and what
+        happens before the retry is never seen by it, which a test would then read as
+        the controller's fault."""
         paths = [file if isinstance(file, Path) else corpus_path(f"crds/{file}") for file in files]
         crds = [yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER) for path in paths]
         names = tuple(crd["metadata"]["name"] for crd in crds)
@@ -116,6 +122,8 @@ class Kube:
                 self._ok(answer)
         for name in names:
             wait_for(partial(self.crd_established, name), f"CRD {name} established")
+        for crd in crds:
+            wait_for(partial(self.crd_listable, crd), f"CRD {crd['metadata']['name']} listable")
         self._plurals.clear()
         return names
 
@@ -129,6 +137,16 @@ class Kube:
 
     def crd_established(self, name: str) -> bool:
         return _established(self._ok(self._send("GET", f"{CRD_API}/{name}")))
+
+    def crd_listable(self, crd: Mapping[str, Any]) -> bool:
+        """Whether every served version of the CRD answers a LIST (not 429)."""
+        spec = crd["spec"]
+        for version in spec["versions"]:
+            if version.get("served", True):
+                url = f"/apis/{spec['group']}/{version['name']}/{spec['names']['plural']}"
+                if self.http.get(url, params={"limit": 1}).status_code == 429:
+                    return False
+        return True
 
     def crd_gone(self, name: str) -> bool:
         return self._send("GET", f"{CRD_API}/{name}").status_code == 404
