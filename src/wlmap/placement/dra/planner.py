@@ -1,0 +1,184 @@
+"""wlmap's gang device planner: devices for a whole gang at once, aligned, all or nothing.
+
+A gang may need all its devices to share attributes no single claim can express (the
+NVLink clique of a ComputeDomain: ``gang_attributes``). The planner splits the free
+devices into domains by those attributes and, in each domain with enough free devices,
+places the pods (largest first), each on the node and devices that break the fewest
+aligned groups still whole. Aligned groups are levels coarse to fine: the gang
+attributes, the node, then the attributes the claims' ``matchAttribute`` constraints use
+(the PCIe root). On a node the devices are tried in preference order (partly used groups
+with the fewest free devices first, whole groups last, then slice order) by the same
+search as the in-tree allocator, so every claim constraint holds. Among domains the one
+whose placement breaks the fewest whole groups, level by level, and then leaves the fewest
+free devices stranded in the groups it touched, wins; ties go to slice order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+from wlmap.placement.dra.allocator import DeviceChoice, allocate_pod
+from wlmap.placement.dra.gang import GangAllocation
+from wlmap.placement.dra.model import AttributeValue, Device
+from wlmap.placement.dra.state import DeviceState, PodClaims
+
+__all__ = ["GangPlanner"]
+
+_Group = tuple[Hashable, ...]
+_Placed = list[tuple[str, str, tuple[DeviceChoice, ...]]]
+
+
+class GangPlanner:
+    """Plans gangs over one :class:`DeviceState`.
+
+    Args:
+        state: the devices and what is allocated; plans mark their devices allocated.
+        gang_attributes: attributes every device of a gang must share (hard).
+        group_attributes: node-local attributes whose groups should be kept whole
+            (finest last), e.g. ``resource.kubernetes.io/pcieRoot``.
+    """
+
+    def __init__(
+        self,
+        state: DeviceState,
+        gang_attributes: Sequence[str] = (),
+        group_attributes: Sequence[str] = (),
+    ) -> None:
+        self.state = state
+        self.gang_attributes = tuple(gang_attributes)
+        self.group_attributes = tuple(group_attributes)
+        self._keys: dict[tuple[str, str, str], tuple[_Group, ...]] = {}
+        self.total: dict[_Group, int] = {}
+        for node in state.nodes:
+            for device in state.devices(node):
+                for group in self._groups(device):
+                    self.total[group] = self.total.get(group, 0) + 1
+
+    def plan(self, pods: Sequence[PodClaims]) -> GangAllocation | None:
+        """Devices for every pod of the gang, or None (state unchanged) when it does not
+        fit whole in one domain.
+
+        Raises:
+            PlacementInputError: a selector fails or a class is missing.
+        """
+        free = self._free_counts()
+        need = sum(p.devices for p in pods)
+        best: tuple[tuple[int, ...], _Placed] | None = None
+        for domain, nodes in self._domains().items():
+            if sum(len(self._free_in(n, domain)) for n in nodes) < need:
+                continue
+            placed = self._place(pods, nodes, domain, free)
+            if placed is None:
+                continue
+            chosen = [c.device for _, _, choices in placed for c in choices]
+            self.state.release(chosen)
+            cost = self._cost(chosen, free)
+            if best is None or cost < best[0]:
+                best = (cost, placed)
+        if best is None:
+            return None
+        for _, _, choices in best[1]:
+            self.state.take(c.device for c in choices)
+        order = {p.name: i for i, p in enumerate(pods)}
+        return GangAllocation(tuple(sorted(best[1], key=lambda p: order[p[0]])))
+
+    def _groups(self, device: Device) -> tuple[_Group, ...]:
+        found = self._keys.get(device.key)
+        if found is None:
+            node = device.node
+            found = (
+                *((a, device.attribute(a)) for a in self.gang_attributes),
+                ("node", node),
+                *((a, node, device.attribute(a)) for a in self.group_attributes),
+            )
+            self._keys[device.key] = found
+        return found
+
+    def _domain_of(self, device: Device) -> tuple[AttributeValue | None, ...]:
+        return tuple(device.attribute(a) for a in self.gang_attributes)
+
+    def _domains(self) -> dict[tuple[AttributeValue | None, ...], list[str]]:
+        domains: dict[tuple[AttributeValue | None, ...], list[str]] = {}
+        for node in self.state.nodes:
+            for domain in dict.fromkeys(self._domain_of(d) for d in self.state.free(node)):
+                if None not in domain:
+                    domains.setdefault(domain, []).append(node)
+        return domains
+
+    def _free_in(self, node: str, domain: tuple[AttributeValue | None, ...]) -> list[Device]:
+        return [d for d in self.state.free(node) if self._domain_of(d) == domain]
+
+    def _free_counts(self) -> dict[_Group, int]:
+        free: dict[_Group, int] = {}
+        for node in self.state.nodes:
+            for device in self.state.free(node):
+                for group in self._groups(device):
+                    free[group] = free.get(group, 0) + 1
+        return free
+
+    def _cost(self, chosen: Sequence[Device], free: dict[_Group, int]) -> tuple[int, ...]:
+        """Whole groups broken per level (coarse first), then free devices left in the
+        finest groups touched."""
+        taken: dict[_Group, int] = {}
+        for device in chosen:
+            for group in self._groups(device):
+                taken[group] = taken.get(group, 0) + 1
+        levels = len(self.gang_attributes) + 1 + len(self.group_attributes)
+        broken = [0] * levels
+        stranded = 0
+        for device_groups in {self._groups(d) for d in chosen}:
+            for level, group in enumerate(device_groups):
+                if level == levels - 1:
+                    stranded += free.get(group, 0) - taken[group]
+        for group, count in taken.items():
+            before = free.get(group, 0)
+            if before == self.total[group] and count < before:
+                broken[self._level(group)] += 1
+        return (*broken, stranded)
+
+    def _level(self, group: _Group) -> int:
+        if group[0] == "node":
+            return len(self.gang_attributes)
+        if group[0] in self.gang_attributes and len(group) == 2:
+            return self.gang_attributes.index(str(group[0]))
+        return len(self.gang_attributes) + 1 + self.group_attributes.index(str(group[0]))
+
+    def _place(
+        self,
+        pods: Sequence[PodClaims],
+        nodes: Sequence[str],
+        domain: tuple[AttributeValue | None, ...],
+        free: dict[_Group, int],
+    ) -> _Placed | None:
+        """Place the pods in one domain, largest first; devices stay taken on success."""
+        placed: _Placed = []
+        local = dict(free)
+        for pod in sorted(pods, key=lambda p: -p.devices):
+            best: tuple[tuple[int, ...], int, str, list[DeviceChoice]] | None = None
+            for rank, node in enumerate(nodes):
+                candidates = self._free_in(node, domain)
+                if len(candidates) < pod.devices:
+                    continue
+                order = sorted(candidates, key=lambda d: self._preference(d, local))
+                choices = allocate_pod(pod, node, order, self.state)
+                if choices is None:
+                    continue
+                cost = self._cost([c.device for c in choices], local)
+                if best is None or (cost, rank) < (best[0], best[1]):
+                    best = (cost, rank, node, choices)
+            if best is None:
+                for _, _, done in placed:
+                    self.state.release(c.device for c in done)
+                return None
+            _, _, node, choices = best
+            self.state.take(c.device for c in choices)
+            for choice in choices:
+                for group in self._groups(choice.device):
+                    local[group] -= 1
+            placed.append((pod.name, node, tuple(choices)))
+        return placed
+
+    def _preference(self, device: Device, free: dict[_Group, int]) -> tuple[int, int, int]:
+        finest = self._groups(device)[-1]
+        left = free.get(finest, 0)
+        return (int(left == self.total[finest]), left, device.index)
