@@ -94,7 +94,7 @@ def _attributes(fields: Fields, value: Any, path: str, driver: str) -> dict[str,
         elif kind in ("string", "version") and isinstance(raw, str):
             typed_value = Version(raw) if kind == "version" else raw
         else:
-            raise fields.fail(f"{at}.{kind}", f"expected a {kind} value, got {raw!r}")
+            raise fields.fail(f"{at}.{kind}", f"expected a value of type {kind}, got {raw!r}")
         found[qualified(str(name), driver)] = typed_value
     return found
 
