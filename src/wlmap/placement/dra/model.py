@@ -10,6 +10,7 @@ qualified with its driver when read, as the API defines them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 __all__ = [
@@ -64,7 +65,7 @@ class Device:
     capacity: dict[str, int] = field(default_factory=dict, compare=False)
     index: int = 0
 
-    @property
+    @cached_property
     def key(self) -> tuple[str, str, str]:
         """``(driver, pool, device)``: the identity an allocation result names."""
         return (self.driver, self.pool, self.name)

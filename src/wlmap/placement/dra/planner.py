@@ -48,6 +48,7 @@ class GangPlanner:
         self.gang_attributes = tuple(gang_attributes)
         self.group_attributes = tuple(group_attributes)
         self._keys: dict[tuple[str, str, str], tuple[_Group, ...]] = {}
+        self._domain_keys: dict[tuple[str, str, str], tuple[AttributeValue | None, ...]] = {}
         self.total: dict[_Group, int] = {}
         for node in state.nodes:
             for device in state.devices(node):
@@ -75,6 +76,8 @@ class GangPlanner:
             cost = self._cost(chosen, free)
             if best is None or cost < best[0]:
                 best = (cost, placed)
+            if not any(cost):
+                break  # no later domain can do better, and ties go to the earlier one
         if best is None:
             return None
         for _, _, choices in best[1]:
@@ -95,7 +98,11 @@ class GangPlanner:
         return found
 
     def _domain_of(self, device: Device) -> tuple[AttributeValue | None, ...]:
-        return tuple(device.attribute(a) for a in self.gang_attributes)
+        found = self._domain_keys.get(device.key)
+        if found is None:
+            found = tuple(device.attribute(a) for a in self.gang_attributes)
+            self._domain_keys[device.key] = found
+        return found
 
     def _domains(self) -> dict[tuple[AttributeValue | None, ...], list[str]]:
         domains: dict[tuple[AttributeValue | None, ...], list[str]] = {}
@@ -166,6 +173,8 @@ class GangPlanner:
                 cost = self._cost([c.device for c in choices], local)
                 if best is None or (cost, rank) < (best[0], best[1]):
                     best = (cost, rank, node, choices)
+                if not any(cost):
+                    break  # breaks no whole group and strands nothing: nothing does better
             if best is None:
                 for _, _, done in placed:
                     self.state.release(c.device for c in done)
