@@ -58,6 +58,8 @@ def first_fit_gang(pods: Sequence[PodClaims], state: DeviceState) -> GangAllocat
     placed: list[tuple[str, str, tuple[DeviceChoice, ...]]] = []
     for pod in pods:
         for node in state.nodes:
+            if state.free_count(node) < pod.devices:
+                continue  # the allocator would find nothing there
             choices = allocate_pod(pod, node, state.free(node), state)
             if choices is not None:
                 state.take(c.device for c in choices)

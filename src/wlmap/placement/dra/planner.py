@@ -50,10 +50,25 @@ class GangPlanner:
         self._keys: dict[tuple[str, str, str], tuple[_Group, ...]] = {}
         self._domain_keys: dict[tuple[str, str, str], tuple[AttributeValue | None, ...]] = {}
         self.total: dict[_Group, int] = {}
-        for node in state.nodes:
-            for device in state.devices(node):
-                for group in self._groups(device):
-                    self.total[group] = self.total.get(group, 0) + 1
+        self.free: dict[_Group, int] = {}
+        self._domain_nodes: dict[tuple[AttributeValue | None, ...], dict[str, None]] = {}
+        self._domain_free: dict[tuple[AttributeValue | None, ...], int] = {}
+        for device in state.inventory.devices:
+            for group in self._groups(device):
+                self.total[group] = self.total.get(group, 0) + 1
+            domain = self._domain_of(device)
+            if None not in domain and device.node is not None:
+                self._domain_nodes.setdefault(domain, {})[device.node] = None
+        self._count(state.free_devices(), +1)
+        state.watch(self._count)
+
+    def _count(self, devices: Sequence[Device], sign: int) -> None:
+        """Keep the free counts per group and per domain in step with the state."""
+        for device in devices:
+            for group in self._groups(device):
+                self.free[group] = self.free.get(group, 0) + sign
+            domain = self._domain_of(device)
+            self._domain_free[domain] = self._domain_free.get(domain, 0) + sign
 
     def plan(self, pods: Sequence[PodClaims]) -> GangAllocation | None:
         """Devices for every pod of the gang, or None (state unchanged) when it does not
@@ -62,18 +77,17 @@ class GangPlanner:
         Raises:
             PlacementInputError: a selector fails or a class is missing.
         """
-        free = self._free_counts()
         need = sum(p.devices for p in pods)
         best: tuple[tuple[int, ...], _Placed] | None = None
-        for domain, nodes in self._domains().items():
-            if sum(len(self._free_in(n, domain)) for n in nodes) < need:
+        for domain, nodes in self._domain_nodes.items():
+            if self._domain_free.get(domain, 0) < need:
                 continue
-            placed = self._place(pods, nodes, domain, free)
+            placed = self._place(pods, list(nodes), domain)
             if placed is None:
                 continue
             chosen = [c.device for _, _, choices in placed for c in choices]
             self.state.release(chosen)
-            cost = self._cost(chosen, free)
+            cost = self._cost(chosen)
             if best is None or cost < best[0]:
                 best = (cost, placed)
             if not any(cost):
@@ -104,28 +118,13 @@ class GangPlanner:
             self._domain_keys[device.key] = found
         return found
 
-    def _domains(self) -> dict[tuple[AttributeValue | None, ...], list[str]]:
-        domains: dict[tuple[AttributeValue | None, ...], list[str]] = {}
-        for node in self.state.nodes:
-            for domain in dict.fromkeys(self._domain_of(d) for d in self.state.free(node)):
-                if None not in domain:
-                    domains.setdefault(domain, []).append(node)
-        return domains
-
     def _free_in(self, node: str, domain: tuple[AttributeValue | None, ...]) -> list[Device]:
         return [d for d in self.state.free(node) if self._domain_of(d) == domain]
 
-    def _free_counts(self) -> dict[_Group, int]:
-        free: dict[_Group, int] = {}
-        for node in self.state.nodes:
-            for device in self.state.free(node):
-                for group in self._groups(device):
-                    free[group] = free.get(group, 0) + 1
-        return free
-
-    def _cost(self, chosen: Sequence[Device], free: dict[_Group, int]) -> tuple[int, ...]:
+    def _cost(self, chosen: Sequence[Device]) -> tuple[int, ...]:
         """Whole groups broken per level (coarse first), then free devices left in the
-        finest groups touched."""
+        finest groups touched, were ``chosen`` taken now."""
+        free = self.free
         taken: dict[_Group, int] = {}
         for device in chosen:
             for group in self._groups(device):
@@ -155,22 +154,22 @@ class GangPlanner:
         pods: Sequence[PodClaims],
         nodes: Sequence[str],
         domain: tuple[AttributeValue | None, ...],
-        free: dict[_Group, int],
     ) -> _Placed | None:
         """Place the pods in one domain, largest first; devices stay taken on success."""
         placed: _Placed = []
-        local = dict(free)
         for pod in sorted(pods, key=lambda p: -p.devices):
             best: tuple[tuple[int, ...], int, str, list[DeviceChoice]] | None = None
             for rank, node in enumerate(nodes):
+                if self.state.free_count(node) < pod.devices:
+                    continue
                 candidates = self._free_in(node, domain)
                 if len(candidates) < pod.devices:
                     continue
-                order = sorted(candidates, key=lambda d: self._preference(d, local))
+                order = sorted(candidates, key=self._preference)
                 choices = allocate_pod(pod, node, order, self.state)
                 if choices is None:
                     continue
-                cost = self._cost([c.device for c in choices], local)
+                cost = self._cost([c.device for c in choices])
                 if best is None or (cost, rank) < (best[0], best[1]):
                     best = (cost, rank, node, choices)
                 if not any(cost):
@@ -181,13 +180,10 @@ class GangPlanner:
                 return None
             _, _, node, choices = best
             self.state.take(c.device for c in choices)
-            for choice in choices:
-                for group in self._groups(choice.device):
-                    local[group] -= 1
             placed.append((pod.name, node, tuple(choices)))
         return placed
 
-    def _preference(self, device: Device, free: dict[_Group, int]) -> tuple[int, int, int]:
+    def _preference(self, device: Device) -> tuple[int, int, int]:
         finest = self._groups(device)[-1]
-        left = free.get(finest, 0)
+        left = self.free.get(finest, 0)
         return (int(left == self.total[finest]), left, device.index)

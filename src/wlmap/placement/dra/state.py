@@ -7,7 +7,7 @@ after the node's own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from wlmap.errors import PlacementInputError
@@ -56,6 +56,17 @@ class DeviceState:
         self.nodes: tuple[str, ...] = tuple(n for n in by_node if n is not None)
         self._devices = {n: tuple(d + shared) for n, d in by_node.items() if n is not None}
         self._matches: dict[tuple[str, str, tuple[str, str, str]], bool] = {}
+        self._free_count = {n: len(d) for n, d in self._devices.items()}
+        self._watchers: list[Callable[[Sequence[Device], int], None]] = []
+
+    def watch(self, watcher: Callable[[Sequence[Device], int], None]) -> None:
+        """Call ``watcher(devices, -1)`` when devices are taken and ``(devices, +1)`` when
+        released (only devices whose state changes), to keep aggregates up to date."""
+        self._watchers.append(watcher)
+
+    def free_count(self, node: str) -> int:
+        """How many of the node's devices are free."""
+        return self._free_count.get(node, 0)
 
     def devices(self, node: str) -> tuple[Device, ...]:
         """Every device reachable from ``node``, in slice order."""
@@ -65,13 +76,34 @@ class DeviceState:
         """The node's devices not allocated yet, in slice order."""
         return [d for d in self._devices.get(node, ()) if d.key not in self.allocated]
 
+    def free_devices(self) -> list[Device]:
+        """Every free device once, in slice order."""
+        return [d for d in self.inventory.devices if d.key not in self.allocated]
+
     def take(self, devices: Iterable[Device]) -> None:
         """Mark devices allocated."""
-        self.allocated.update(d.key for d in devices)
+        changed = []
+        for device in devices:
+            if device.key not in self.allocated:
+                self.allocated.add(device.key)
+                changed.append(device)
+        self._changed(changed, -1)
 
     def release(self, devices: Iterable[Device]) -> None:
         """Mark devices free again."""
-        self.allocated.difference_update(d.key for d in devices)
+        changed = []
+        for device in devices:
+            if device.key in self.allocated:
+                self.allocated.discard(device.key)
+                changed.append(device)
+        self._changed(changed, +1)
+
+    def _changed(self, devices: Sequence[Device], sign: int) -> None:
+        for device in devices:
+            for node in (device.node,) if device.node is not None else self.nodes:
+                self._free_count[node] += sign
+        for watcher in self._watchers:
+            watcher(devices, sign)
 
     def candidates(self, claim: Claim, request: Request, devices: Sequence[Device]) -> list[Device]:
         """The devices (of ``devices``, order kept) that the request's class and own
