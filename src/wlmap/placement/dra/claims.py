@@ -42,7 +42,7 @@ def read_claim(obj: Mapping[str, Any], file: str) -> Claim:
     )
     if not requests:
         raise fields.fail(f"{root}.devices.requests", "expected at least one request")
-    names = {r.name for r in requests}
+    names = {r.name for r in requests} | {a.name for r in requests for a in r.alternatives}
     constraints = []
     for index, entry in enumerate(
         fields.items(devices.get("constraints"), f"{root}.devices.constraints")

@@ -116,8 +116,13 @@ class Constraint:
     requests: tuple[str, ...] = ()
 
     def covers(self, request: str) -> bool:
-        """Whether a request (or an alternative ``<request>/<name>``) is constrained."""
-        return not self.requests or request.split("/", 1)[0] in self.requests
+        """Whether a request (or an alternative ``<request>/<name>``, named whole or by
+        its request) is constrained."""
+        return (
+            not self.requests
+            or request in self.requests
+            or request.split("/", 1)[0] in self.requests
+        )
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ the selector and the device.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Callable
@@ -31,7 +32,11 @@ __all__ = ["SelectorEngine"]
 
 _DOMAIN = re.compile(r"""device\s*\.\s*(?:attributes|capacity)\s*\[\s*["']([^"']+)["']\s*\]""")
 _SEMVER = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?")
-_EVAL_ERRORS = (RuntimeError, KeyError, TypeError, ValueError, OverflowError, IndexError)
+# The engine also logs a failing Python function (quantity("x")) to the "cel" logger before
+# raising; the failure is reported once, as the input error below, so the log is muted.
+_ENGINE_LOG = logging.getLogger("cel")
+_ENGINE_LOG.addHandler(logging.NullHandler())
+_ENGINE_LOG.propagate = False
 
 
 def _version_key(text: str) -> tuple[int, int, int, int, str]:
@@ -76,6 +81,9 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
 class SelectorEngine:
     """Compiles selectors once and answers whether a device matches them.
 
+    Results are cached by device identity (driver, pool, name), so one engine serves one
+    inventory.
+
     Args:
         file: where the selectors were read from, for error messages.
     """
@@ -116,7 +124,7 @@ class SelectorEngine:
         if program is None:
             try:
                 program = cel.compile(expression)
-            except ValueError as exc:
+            except Exception as exc:  # the engine's errors have no common base class
                 raise self._fail(where, expression, f"does not compile: {exc}") from None
             self._programs[expression] = program
             domains = set(_DOMAIN.findall(expression))
@@ -133,7 +141,7 @@ class SelectorEngine:
             self._contexts[device.key] = context
         try:
             result = program.execute(context)
-        except _EVAL_ERRORS as exc:
+        except Exception as exc:  # runtime, key, type and arithmetic errors alike
             reason = f"no such key {exc}" if isinstance(exc, KeyError) else str(exc)
             raise self._fail(
                 where, expression, f"fails on device {'/'.join(device.key)}: {reason}"

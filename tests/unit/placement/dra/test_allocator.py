@@ -109,3 +109,12 @@ def test_a_missing_device_class_names_the_claim_and_request() -> None:
         PlacementInputError, match=r"ResourceClaim ml/c request n: DeviceClass 'nic'"
     ):
         allocate_pod(pod, "n1", state.free("n1"), state)
+
+
+def test_constraint_naming_an_alternative_applies_when_that_alternative_is_used() -> None:
+    request = {
+        "name": "g",
+        "firstAvailable": [{"name": "pair", "deviceClassName": "gpu.nvidia.com", "count": 2}],
+    }
+    on_pair = [{"matchAttribute": PCIE_ROOT, "requests": ["g/pair"]}]
+    assert picked(state_of(ROOTS), request, constraints=on_pair) == ["g/pair=gpu-1", "g/pair=gpu-2"]

@@ -49,9 +49,17 @@ def test_selector_result(expression: str, expected: bool) -> None:
         ("device.attributes['gpu.nvidia.com'].productName", "expected a bool"),
         ("device.capacity['gpu.nvidia.com'].memory", "expected a bool"),
         ("device.driver ==", "does not compile"),
+        ("device.attributes['gpu.nvidia.com'].index / 0 == 1", "fails on device"),
+        (
+            "device.capacity['gpu.nvidia.com'].memory.isLessThan(quantity('lots'))",
+            "invalid quantity 'lots'",
+        ),
+        ("device.attributes['gpu.nvidia.com'].productName.isLessThan(2)", "cannot compare"),
     ],
 )
-def test_selector_errors_name_the_holder_selector_and_device(expression: str, says: str) -> None:
+def test_selector_errors_name_the_holder_selector_and_device(
+    expression: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(PlacementInputError) as caught:
         SelectorEngine("claims.yaml").matches(
             device(), ("device.driver == 'gpu.nvidia.com'", expression), "DeviceClass gpu"
@@ -61,6 +69,7 @@ def test_selector_errors_name_the_holder_selector_and_device(expression: str, sa
     assert says in message
     if "compile" not in says:
         assert "gpu.nvidia.com/n1/gpu-0" in message
+    assert capsys.readouterr().err == ""  # reported once, as the error, not also logged
 
 
 def test_selectors_stop_at_the_first_false_one() -> None:
