@@ -66,3 +66,22 @@ def test_a_template_missing_from_the_input_names_workload_and_component() -> Non
         "ResourceClaimTemplate 'gpu-resourceclaimtemplate' (resourceClaims[0]) is not in the input"
         in str(caught.value)
     )
+
+
+def test_every_replica_of_a_deployment_gets_its_own_claim_from_the_template() -> None:
+    path = str(corpus_path("dra-gpu/quickstart-v1-gpu-test4-deployment.yaml"))
+    pods = pod_claims(read_manifests([path]))
+    assert [p.name for p in pods] == [f"pod-deployment-{i}" for i in range(4)]
+    (claim,) = pods[0].claims
+    assert claim.name == "ResourceClaimTemplate gpu-test4/mig-devices"
+    assert {r.device_class for r in claim.requests} == {"mig.nvidia.com"}
+
+
+def test_a_shared_claim_is_left_out_with_a_warning() -> None:
+    path = str(corpus_path("dra-gpu/aicr-dra-gpu-test.yaml"))
+    warnings: list[str] = []
+    assert pod_claims(read_manifests([path]), warnings=warnings) == []
+    assert warnings == [
+        "Pod dra-test/dra-gpu-test component pod: shared ResourceClaim 'gpu-claim' is not "
+        "placed per pod"
+    ]
