@@ -20,10 +20,17 @@ from wlmap.sources.workloads import WorkloadReader
 CASES = Path(__file__).resolve().parents[3] / "catalog" / "cases"
 
 
-def pod_claims(manifests: list[Manifest], file: str = "") -> list[PodClaims]:
+def pod_claims(
+    manifests: list[Manifest], file: str = "", warnings: list[str] | None = None
+) -> list[PodClaims]:
     found, _ = WorkloadReader(builtin_registry(), manifests).read(manifests)
     inventory = read_dra([m.obj for m in manifests])
-    return [p for f in found if f.top_level for p in workload_claims(f.view, inventory, file=file)]
+    return [
+        p
+        for f in found
+        if f.top_level
+        for p in workload_claims(f.view, inventory, file=file, warnings=warnings)
+    ]
 
 
 def test_nimservice_pod_gets_the_template_it_names() -> None:
