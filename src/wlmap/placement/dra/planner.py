@@ -36,6 +36,9 @@ class GangPlanner:
         gang_attributes: attributes every device of a gang must share (hard).
         group_attributes: node-local attributes whose groups should be kept whole
             (finest last), e.g. ``resource.kubernetes.io/pcieRoot``.
+        score: when False, take the first domain, node and devices (slice order) that
+            fit instead of scoring them: first-fit that keeps the gang attributes, to
+            measure what the scoring adds.
     """
 
     def __init__(
@@ -43,8 +46,11 @@ class GangPlanner:
         state: DeviceState,
         gang_attributes: Sequence[str] = (),
         group_attributes: Sequence[str] = (),
+        *,
+        score: bool = True,
     ) -> None:
         self.state = state
+        self.score = score
         self.gang_attributes = tuple(gang_attributes)
         self.group_attributes = tuple(group_attributes)
         self._keys: dict[tuple[str, str, str], tuple[_Group, ...]] = {}
@@ -123,7 +129,9 @@ class GangPlanner:
 
     def _cost(self, chosen: Sequence[Device]) -> tuple[int, ...]:
         """Whole groups broken per level (coarse first), then free devices left in the
-        finest groups touched, were ``chosen`` taken now."""
+        finest groups touched, were ``chosen`` taken now (nothing when not scoring)."""
+        if not self.score:
+            return ()
         free = self.free
         taken: dict[_Group, int] = {}
         for device in chosen:
@@ -165,7 +173,7 @@ class GangPlanner:
                 candidates = self._free_in(node, domain)
                 if len(candidates) < pod.devices:
                     continue
-                order = sorted(candidates, key=self._preference)
+                order = sorted(candidates, key=self._preference) if self.score else candidates
                 choices = allocate_pod(pod, node, order, self.state)
                 if choices is None:
                     continue
