@@ -24,7 +24,7 @@ from wlmap.placement.dra.state import DeviceState, PodClaims
 
 __all__ = ["GangPlanner"]
 
-_Group = tuple[Hashable, ...]
+_Group = tuple[int, *tuple[Hashable, ...]]  # level first, then what tells groups apart
 _Placed = list[tuple[str, str, tuple[DeviceChoice, ...]]]
 
 
@@ -106,13 +106,17 @@ class GangPlanner:
         return GangAllocation(tuple(sorted(best[1], key=lambda p: order[p[0]])))
 
     def _groups(self, device: Device) -> tuple[_Group, ...]:
+        """The device's aligned group at each level; a group key starts with its level."""
         found = self._keys.get(device.key)
         if found is None:
-            node = device.node
+            node, fine = device.node, len(self.gang_attributes) + 1
             found = (
-                *((a, device.attribute(a)) for a in self.gang_attributes),
-                ("node", node),
-                *((a, node, device.attribute(a)) for a in self.group_attributes),
+                *((i, a, device.attribute(a)) for i, a in enumerate(self.gang_attributes)),
+                (fine - 1, node),
+                *(
+                    (fine + i, a, node, device.attribute(a))
+                    for i, a in enumerate(self.group_attributes)
+                ),
             )
             self._keys[device.key] = found
         return found
@@ -137,25 +141,13 @@ class GangPlanner:
         for device in chosen:
             for group in self._groups(device):
                 taken[group] = taken.get(group, 0) + 1
-        levels = len(self.gang_attributes) + 1 + len(self.group_attributes)
-        broken = [0] * levels
-        stranded = 0
-        for device_groups in {self._groups(d) for d in chosen}:
-            for level, group in enumerate(device_groups):
-                if level == levels - 1:
-                    stranded += free.get(group, 0) - taken[group]
+        broken = [0] * (len(self.gang_attributes) + 1 + len(self.group_attributes))
         for group, count in taken.items():
             before = free.get(group, 0)
             if before == self.total[group] and count < before:
-                broken[self._level(group)] += 1
+                broken[group[0]] += 1
+        stranded = sum(free.get(g, 0) - taken[g] for g in {self._groups(d)[-1] for d in chosen})
         return (*broken, stranded)
-
-    def _level(self, group: _Group) -> int:
-        if group[0] == "node":
-            return len(self.gang_attributes)
-        if group[0] in self.gang_attributes and len(group) == 2:
-            return self.gang_attributes.index(str(group[0]))
-        return len(self.gang_attributes) + 1 + self.group_attributes.index(str(group[0]))
 
     def _place(
         self,

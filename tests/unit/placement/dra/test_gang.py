@@ -118,3 +118,12 @@ def test_wlmap_does_not_split_a_gang_that_fits_only_across_cliques() -> None:
     assert split is not None
     assert not aligned(split, [CLIQUE])
     assert planner(fresh(), [CLIQUE]).plan(gang("tp", 2, 2)) is None
+
+
+def test_without_scoring_the_planner_takes_the_first_fit_inside_a_clique() -> None:
+    # The cluster of the two tests above: unscored, the 1-GPU pod goes to n1/gpu-0 as with
+    # first-fit, and the 4-GPU pod no longer fits.
+    state = state_of(four_gpu_node("n1"), four_gpu_node("n2"), taken={"n2": [0]})
+    plan = GangPlanner(state, [CLIQUE], (PCIE_ROOT,), score=False)
+    assert where(plan.plan(gang("one", 1, 1))) == [("n1", ["gpu-0"])]
+    assert plan.plan(gang("four", 1, 4, same_root=False)) is None
