@@ -1,0 +1,189 @@
+"""wlmap's gang device planner: devices for a whole gang at once, aligned, all or nothing.
+
+A gang may need all its devices to share attributes no single claim can express (the
+NVLink clique of a ComputeDomain: ``gang_attributes``). The planner splits the free
+devices into domains by those attributes and, in each domain with enough free devices,
+places the pods (largest first), each on the node and devices that break the fewest
+aligned groups still whole. Aligned groups are levels coarse to fine: the gang
+attributes, the node, then the attributes the claims' ``matchAttribute`` constraints use
+(the PCIe root). On a node the devices are tried in preference order (partly used groups
+with the fewest free devices first, whole groups last, then slice order) by the same
+search as the in-tree allocator, so every claim constraint holds. Among domains the one
+whose placement breaks the fewest whole groups, level by level, and then leaves the fewest
+free devices stranded in the groups it touched, wins; ties go to slice order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+from wlmap.placement.dra.allocator import DeviceChoice, allocate_pod
+from wlmap.placement.dra.gang import GangAllocation
+from wlmap.placement.dra.model import AttributeValue, Device
+from wlmap.placement.dra.state import DeviceState, PodClaims
+
+__all__ = ["GangPlanner"]
+
+_Group = tuple[int, *tuple[Hashable, ...]]  # level first, then what tells groups apart
+_Placed = list[tuple[str, str, tuple[DeviceChoice, ...]]]
+
+
+class GangPlanner:
+    """Plans gangs over one :class:`DeviceState`.
+
+    Args:
+        state: the devices and what is allocated; plans mark their devices allocated.
+        gang_attributes: attributes every device of a gang must share (hard).
+        group_attributes: node-local attributes whose groups should be kept whole
+            (finest last), e.g. ``resource.kubernetes.io/pcieRoot``.
+        score: when False, take the first domain, node and devices (slice order) that
+            fit instead of scoring them: first-fit that keeps the gang attributes, to
+            measure what the scoring adds.
+    """
+
+    def __init__(
+        self,
+        state: DeviceState,
+        gang_attributes: Sequence[str] = (),
+        group_attributes: Sequence[str] = (),
+        *,
+        score: bool = True,
+    ) -> None:
+        self.state = state
+        self.score = score
+        self.gang_attributes = tuple(gang_attributes)
+        self.group_attributes = tuple(group_attributes)
+        self._keys: dict[tuple[str, str, str], tuple[_Group, ...]] = {}
+        self._domain_keys: dict[tuple[str, str, str], tuple[AttributeValue | None, ...]] = {}
+        self.total: dict[_Group, int] = {}
+        self.free: dict[_Group, int] = {}
+        self._domain_nodes: dict[tuple[AttributeValue | None, ...], dict[str, None]] = {}
+        self._domain_free: dict[tuple[AttributeValue | None, ...], int] = {}
+        for device in state.inventory.devices:
+            for group in self._groups(device):
+                self.total[group] = self.total.get(group, 0) + 1
+            domain = self._domain_of(device)
+            if None not in domain and device.node is not None:
+                self._domain_nodes.setdefault(domain, {})[device.node] = None
+        self._count(state.free_devices(), +1)
+        state.watch(self._count)
+
+    def _count(self, devices: Sequence[Device], sign: int) -> None:
+        """Keep the free counts per group and per domain in step with the state."""
+        for device in devices:
+            for group in self._groups(device):
+                self.free[group] = self.free.get(group, 0) + sign
+            domain = self._domain_of(device)
+            self._domain_free[domain] = self._domain_free.get(domain, 0) + sign
+
+    def plan(self, pods: Sequence[PodClaims]) -> GangAllocation | None:
+        """Devices for every pod of the gang, or None (state unchanged) when it does not
+        fit whole in one domain.
+
+        Raises:
+            PlacementInputError: a selector fails or a class is missing.
+        """
+        need = sum(p.devices for p in pods)
+        best: tuple[tuple[int, ...], _Placed] | None = None
+        for domain, nodes in self._domain_nodes.items():
+            if self._domain_free.get(domain, 0) < need:
+                continue
+            placed = self._place(pods, list(nodes), domain)
+            if placed is None:
+                continue
+            chosen = [c.device for _, _, choices in placed for c in choices]
+            self.state.release(chosen)
+            cost = self._cost(chosen)
+            if best is None or cost < best[0]:
+                best = (cost, placed)
+            if not any(cost):
+                break  # no later domain can do better, and ties go to the earlier one
+        if best is None:
+            return None
+        for _, _, choices in best[1]:
+            self.state.take(c.device for c in choices)
+        order = {p.name: i for i, p in enumerate(pods)}
+        return GangAllocation(tuple(sorted(best[1], key=lambda p: order[p[0]])))
+
+    def _groups(self, device: Device) -> tuple[_Group, ...]:
+        """The device's aligned group at each level; a group key starts with its level."""
+        found = self._keys.get(device.key)
+        if found is None:
+            node, fine = device.node, len(self.gang_attributes) + 1
+            found = (
+                *((i, a, device.attribute(a)) for i, a in enumerate(self.gang_attributes)),
+                (fine - 1, node),
+                *(
+                    (fine + i, a, node, device.attribute(a))
+                    for i, a in enumerate(self.group_attributes)
+                ),
+            )
+            self._keys[device.key] = found
+        return found
+
+    def _domain_of(self, device: Device) -> tuple[AttributeValue | None, ...]:
+        found = self._domain_keys.get(device.key)
+        if found is None:
+            found = tuple(device.attribute(a) for a in self.gang_attributes)
+            self._domain_keys[device.key] = found
+        return found
+
+    def _free_in(self, node: str, domain: tuple[AttributeValue | None, ...]) -> list[Device]:
+        return [d for d in self.state.free(node) if self._domain_of(d) == domain]
+
+    def _cost(self, chosen: Sequence[Device]) -> tuple[int, ...]:
+        """Whole groups broken per level (coarse first), then free devices left in the
+        finest groups touched, were ``chosen`` taken now (nothing when not scoring)."""
+        if not self.score:
+            return ()
+        free = self.free
+        taken: dict[_Group, int] = {}
+        for device in chosen:
+            for group in self._groups(device):
+                taken[group] = taken.get(group, 0) + 1
+        broken = [0] * (len(self.gang_attributes) + 1 + len(self.group_attributes))
+        for group, count in taken.items():
+            before = free.get(group, 0)
+            if before == self.total[group] and count < before:
+                broken[group[0]] += 1
+        stranded = sum(free.get(g, 0) - taken[g] for g in {self._groups(d)[-1] for d in chosen})
+        return (*broken, stranded)
+
+    def _place(
+        self,
+        pods: Sequence[PodClaims],
+        nodes: Sequence[str],
+        domain: tuple[AttributeValue | None, ...],
+    ) -> _Placed | None:
+        """Place the pods in one domain, largest first; devices stay taken on success."""
+        placed: _Placed = []
+        for pod in sorted(pods, key=lambda p: -p.devices):
+            best: tuple[tuple[int, ...], int, str, list[DeviceChoice]] | None = None
+            for rank, node in enumerate(nodes):
+                if self.state.free_count(node) < pod.devices:
+                    continue
+                candidates = self._free_in(node, domain)
+                if len(candidates) < pod.devices:
+                    continue
+                order = sorted(candidates, key=self._preference) if self.score else candidates
+                choices = allocate_pod(pod, node, order, self.state)
+                if choices is None:
+                    continue
+                cost = self._cost([c.device for c in choices])
+                if best is None or (cost, rank) < (best[0], best[1]):
+                    best = (cost, rank, node, choices)
+                if not any(cost):
+                    break  # breaks no whole group and strands nothing: nothing does better
+            if best is None:
+                for _, _, done in placed:
+                    self.state.release(c.device for c in done)
+                return None
+            _, _, node, choices = best
+            self.state.take(c.device for c in choices)
+            placed.append((pod.name, node, tuple(choices)))
+        return placed
+
+    def _preference(self, device: Device) -> tuple[int, int, int]:
+        finest = self._groups(device)[-1]
+        left = self.free.get(finest, 0)
+        return (int(left == self.total[finest]), left, device.index)
