@@ -76,7 +76,9 @@ class SlurmBlockPolicy:
             of_node = topology.node_domain[block_level]
             units = np.bincount(of_node, weights=per_seg_domain, minlength=blocks).astype(np.int64)
         free_slots = capacity.pod_slots(block_level, g)
-        chosen = _choose_run(_scopes(capacity, required), units, free_slots, need)
+        scopes = _scopes(capacity, required)
+        longest = 1 if required == block_level else max(len(scope) for scope in scopes)
+        chosen = _choose_run(scopes, units, free_slots, need, longest)
         if chosen is None:
             return None
         order = chosen[np.lexsort((chosen, -units[chosen]))]
@@ -110,7 +112,8 @@ def _scopes(capacity: FreeCapacity, required: int | None) -> list[IntArray]:
     if required is None:
         return [np.arange(count, dtype=np.int64)]
     if required == block_level:
-        return [np.array([b], dtype=np.int64) for b in range(count)]
+        # every block is its own scope; one scope of width-1 runs gives the same choice
+        return [np.arange(count, dtype=np.int64)]
     return [
         subdomains(topology, required, d, block_level)
         for d in range(topology.domain_count(required))
@@ -118,21 +121,22 @@ def _scopes(capacity: FreeCapacity, required: int | None) -> list[IntArray]:
 
 
 def _choose_run(
-    scopes: list[IntArray], units: IntArray, free: IntArray, need: int
+    scopes: list[IntArray], units: IntArray, free: IntArray, need: int, longest: int
 ) -> IntArray | None:
-    """The smallest aligned power-of-two run of blocks that holds ``need`` units, best fit."""
-    longest = max(len(s) for s in scopes)
+    """The smallest aligned power-of-two run (up to ``longest`` blocks) holding ``need``, best fit."""
     width = 1
     while True:
         best: tuple[int, IntArray] | None = None
         for scope in scopes:
-            for start in range(0, len(scope), width):
-                run = scope[start : start + width]
-                if int(units[run].sum()) < need:
-                    continue
-                slack = int(free[run].sum())
-                if best is None or slack < best[0]:
-                    best = (slack, run)
+            starts = np.arange(0, len(scope), width)
+            held = np.add.reduceat(units[scope], starts)
+            fits = np.flatnonzero(held >= need)
+            if len(fits) == 0:
+                continue
+            slack = np.add.reduceat(free[scope], starts)[fits]
+            at = int(fits[int(np.argmin(slack))])
+            if best is None or int(slack.min()) < best[0]:
+                best = (int(slack.min()), scope[starts[at] : starts[at] + width])
         if best is not None:
             return best[1]
         if width >= longest:
