@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-import numpy.typing as npt
 
 from wlmap.placement.topology.baselines._tree import IntArray, domain_count, nodes_of, subdomains
 from wlmap.placement.topology.capacity import FreeCapacity
@@ -84,18 +83,11 @@ NodeOrder = Callable[[Scratch, IntArray], IntArray]
 """Orders candidate nodes (of one domain) the way a policy fills them."""
 
 
-def by_free(scratch: Scratch, nodes: IntArray, most_free_first: bool = False) -> IntArray:
+def pack_nodes(scratch: Scratch, nodes: IntArray) -> IntArray:
     """Nodes with room, fewest free GPUs first (bin packing), ties by node index."""
     room = nodes[scratch.slots(nodes) > 0]
-    key = scratch.free[room]
-    order = np.lexsort((room, -key if most_free_first else key))
-    result: IntArray = room[order]
+    result: IntArray = room[np.lexsort((room, scratch.free[room]))]
     return result
-
-
-def pack_nodes(scratch: Scratch, nodes: IntArray) -> IntArray:
-    """Bin-packing node order: fewest free GPUs first."""
-    return by_free(scratch, nodes)
 
 
 def place_slices(
@@ -126,12 +118,6 @@ def place_slices(
             return False
         slots[chosen] -= slice_size
     return True
-
-
-def lexsort_rows(keys: list[npt.NDArray[np.float64] | IntArray]) -> IntArray:
-    """Positions sorted by ``keys`` (first key most significant), stable."""
-    order: IntArray = np.lexsort(tuple(reversed(keys))).astype(np.int64)
-    return order
 
 
 def slice_domains(scratch: Scratch, level: int, domain: int, slice_level: int) -> IntArray:

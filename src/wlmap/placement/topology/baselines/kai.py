@@ -30,6 +30,7 @@ import numpy as np
 from wlmap.placement.topology.baselines._fill import Scratch, place_slices, slice_domains
 from wlmap.placement.topology.baselines._tree import (
     IntArray,
+    domain_count,
     effective_slice,
     nodes_of,
     subdomains,
@@ -105,9 +106,12 @@ class KaiPolicy:
     ) -> IntArray:
         topology = capacity.topology
         scores = np.zeros(len(topology.nodes), dtype=np.int64)
-        if level < 0 or preferred is None or preferred <= level:
+        if preferred is None or preferred <= level:
             return scores
-        inner = subdomains(topology, level, domain, preferred)
+        if level < 0:  # the whole cluster: KAI's root domain
+            inner = np.arange(domain_count(topology, preferred), dtype=np.int64)
+        else:
+            inner = subdomains(topology, level, domain, preferred)
         ranked = inner[tree_order(capacity, preferred, inner)]
         count = len(ranked)
         for position, sub in enumerate(ranked.tolist()):
