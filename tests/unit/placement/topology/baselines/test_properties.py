@@ -1,6 +1,6 @@
 """Every baseline on many random states: valid when it places, None only when nothing fits.
 
-Each state is a random block > rack > node cluster with random GPUs already taken, and a
+Each state is a random cluster of one to three levels with random GPUs already taken, and a
 random gang (size, GPUs per pod, required and preferred levels, slices). A placement must
 put exactly the gang's pods on nodes with room, inside one domain of its required level,
 with every slice domain holding whole slices; a policy answers None only when no domain of
@@ -14,22 +14,38 @@ import random
 
 import pytest
 
-from tests.unit.placement.topology.baselines._world import busy, cluster, problems
-from wlmap.placement.topology import FreeCapacity, Gang, apply
+from tests.unit.placement.topology.baselines._world import busy, problems
+from wlmap.placement.model import Node
+from wlmap.placement.topology import FreeCapacity, Gang, Topology, apply, build_topology
 from wlmap.placement.topology.baselines import BASELINES
 
 _STATES = 120
 
 
+def _tree(rng: random.Random) -> Topology:
+    """One to three levels, one to three domains under each parent, one to four nodes."""
+    keys = ["spine", "block", "rack"][3 - rng.randint(1, 3) :]
+    paths: list[tuple[str, ...]] = [()]
+    for key in keys:
+        paths = [(*p, f"{key[0]}{i}") for p in paths for i in range(rng.randint(1, 3))]
+    nodes = [
+        Node(
+            f"{'-'.join(p)}-n{i}",
+            1,
+            1,
+            rng.choice((4, 8)),
+            "H100",
+            labels=dict(zip(keys, p, strict=True)),
+        )
+        for p in paths
+        for i in range(rng.randint(1, 4))
+    ]
+    return build_topology(keys, nodes)
+
+
 def _state(rng: random.Random) -> tuple[FreeCapacity, list[Gang]]:
-    spec = {
-        f"b{b}": {
-            f"r{r}": [rng.choice((4, 8)) for _ in range(rng.randint(1, 4))]
-            for r in range(rng.randint(1, 3))
-        }
-        for b in range(rng.randint(1, 3))
-    }
-    topology = cluster(spec)
+    topology = _tree(rng)
+    node_level = len(topology.levels)
     used = {node.name: rng.randint(0, node.gpus) for node in topology.nodes if rng.random() < 0.6}
     capacity = busy(topology, used)
     gangs = []
@@ -41,10 +57,10 @@ def _state(rng: random.Random) -> tuple[FreeCapacity, list[Gang]]:
                 "g",
                 pods,
                 rng.choice((1, 2, 4)),
-                required_level=rng.choice((None, None, 0, 1, 2)),
-                preferred_level=rng.choice((None, 0, 1, 2)),
+                required_level=rng.choice((None, None, *range(node_level + 1))),
+                preferred_level=rng.choice((None, *range(node_level + 1))),
                 slice_size=size,
-                slice_level=rng.choice((0, 1, 2)) if size else None,
+                slice_level=rng.randint(0, node_level) if size else None,
             )
         )
     return capacity, gangs
