@@ -88,18 +88,31 @@ def effective_slice(gang: Gang) -> tuple[int, int] | None:
     return gang.slice_size, gang.slice_level
 
 
+def slices_under(gang: Gang, level: int) -> tuple[int, int] | None:
+    """The gang's slices once it is inside one domain of ``level`` (-1: the cluster).
+
+    None when the gang has no slices or when that domain lies inside one slice domain.
+    """
+    sliced = effective_slice(gang)
+    if sliced is None or (level >= 0 and level >= sliced[1]):
+        return None
+    return sliced
+
+
 def unit_capacity(capacity: FreeCapacity, gang: Gang, level: int) -> IntArray:
     """Per domain of ``level``: how many of the gang's units (whole slices, else pods) fit.
 
-    Slices are counted at their slice level and summed upwards; a domain finer than the
-    slice level holds no whole slice by this count (it is never asked to).
+    Slices are counted at their slice level and summed upwards. A domain finer than the
+    slice level either holds every pod, and then every slice (they all sit in the one slice
+    domain around it), or is counted as holding none.
     """
     sliced = effective_slice(gang)
     if sliced is None:
         return capacity.pod_slots(level, gang.gpus_per_pod)
     size, slice_level = sliced
     if level > slice_level:
-        return np.zeros(_count(capacity.topology, level), dtype=np.int64)
+        whole = capacity.pod_slots(level, gang.gpus_per_pod) >= gang.pods
+        return np.where(whole, gang.pods // size, 0).astype(np.int64)
     per_slice_domain = capacity.pod_slots(slice_level, gang.gpus_per_pod) // size
     if level == slice_level:
         return per_slice_domain

@@ -31,8 +31,8 @@ from wlmap.placement.topology.baselines._fill import Scratch, place_slices, slic
 from wlmap.placement.topology.baselines._tree import (
     IntArray,
     domain_count,
-    effective_slice,
     nodes_of,
+    slices_under,
     subdomains,
     tree_index,
     unit_capacity,
@@ -80,7 +80,7 @@ class KaiPolicy:
             result: IntArray = room[np.lexsort(keys)]
             return result
 
-        sliced = effective_slice(gang)
+        sliced = slices_under(gang, level)
         nodes = (
             np.arange(len(topology.nodes), dtype=np.int64)
             if level < 0

@@ -34,8 +34,8 @@ import numpy.typing as npt
 from wlmap.placement.topology.baselines._fill import Scratch, slice_domains, totals
 from wlmap.placement.topology.baselines._tree import (
     IntArray,
-    effective_slice,
     nodes_of,
+    slices_under,
     unit_capacity,
     units_needed,
 )
@@ -77,7 +77,7 @@ class VolcanoPolicy:
         ):
             return None
         below = node_level if level < 0 else level
-        sliced = effective_slice(gang)
+        sliced = slices_under(gang, level)
         if sliced is None:
             nodes = (
                 np.arange(len(topology.nodes), dtype=np.int64)

@@ -51,3 +51,12 @@ def test_slices_count_whole_slices_per_hypernode() -> None:
     gang = Gang("g", 4, 2, required_level=0, slice_size=2, slice_level=2)
     placement = BASELINES["volcano"]().place(capacity, gang)
     assert by_name(capacity.topology, placement) == {"b1-r1-n1": 4}
+
+
+def test_a_rack_holding_every_pod_keeps_a_block_level_slice_whole() -> None:
+    capacity = _capacity()
+    # Slices of 2 pods per block: a rack that holds both pods holds the slice, so tier 1
+    # still answers, as for the gang without slices: b1/r1, the most packed.
+    gang = Gang("g", 2, 4, slice_size=2, slice_level=0)
+    placement = BASELINES["volcano"]().place(capacity, gang)
+    assert by_name(capacity.topology, placement) == {"b1-r1-n1": 2}
