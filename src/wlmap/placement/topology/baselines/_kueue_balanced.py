@@ -18,6 +18,9 @@ Follows KEP 2724 "Balanced placement" and ``pkg/cache/scheduler/tas_balanced_pla
    its capacity.
 
 None when no ``H`` holds the request or a step fails: Kueue then falls back to BestFit.
+Between the chosen level and the slice level the descent counts whole slices per child;
+Kueue recounts them there as pods // slice size, which can count a slice split between
+two children, and then fails further down where this model does not.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from wlmap.placement.topology.baselines._kueue_counts import Counts, greedy_coun
 from wlmap.placement.topology.baselines._tree import IntArray, tree_index
 from wlmap.placement.topology.capacity import FreeCapacity
 
+_Choice = tuple[int, int, IntArray, IntArray, IntArray]
+"""The threshold T, the preferred-level domains needed, the group, and its pruned counts."""
+
 
 def balanced_domains(
     capacity: FreeCapacity, c: Counts, preferred: int, need: int
@@ -36,27 +42,7 @@ def balanced_domains(
     """The level and (domain, pods) pairs BalancedPlacement starts its descent from."""
     topology = capacity.topology
     children = tree_index(topology).children
-    if preferred == 0:
-        groups = [np.arange(topology.domain_count(0), dtype=np.int64)]
-    else:
-        groups = list(children[preferred - 1])
-    lower_level = preferred + 1 if preferred < c.slice_level else preferred
-    best: tuple[int, int, IntArray, IntArray, IntArray] | None = None  # T, count, group, counts
-    for group in groups:
-        lower = _lower(children, group, preferred, lower_level)
-        greedy = greedy_count(lower, c.slices[lower_level], c.pods[lower_level], need)
-        if greedy is None:
-            continue
-        used, last = greedy
-        threshold = min(need // used, last)
-        if best is not None and threshold < best[0]:
-            continue
-        slices, pods = _pruned(c, children, group, preferred, threshold)
-        after = greedy_count(group, slices, pods, need)
-        if after is None:
-            continue
-        if best is None or threshold > best[0] or after[0] < best[1]:
-            best = (threshold, after[0], group, slices, pods)
+    best = _best_group(capacity, c, preferred, need)
     if best is None or best[0] <= 0:
         return None
     threshold, _, group, slices, pods = best
@@ -84,6 +70,43 @@ def balanced_domains(
     return level, picks
 
 
+def _best_group(capacity: FreeCapacity, c: Counts, preferred: int, need: int) -> _Choice | None:
+    """Steps 1 and 2: the parent whose children allow the largest even minimum."""
+    topology = capacity.topology
+    children = tree_index(topology).children
+    if preferred == 0:
+        groups = [np.arange(topology.domain_count(0), dtype=np.int64)]
+    else:
+        groups = list(children[preferred - 1])
+    lower_level = preferred + 1 if preferred < c.slice_level else preferred
+    node_level = len(topology.levels)
+    child_up: IntArray | None = None
+    if preferred + 1 < node_level:
+        child_up = topology.parent[preferred + 1]
+    elif preferred < node_level:
+        child_up = topology.node_domain[preferred]
+    best: _Choice | None = None
+    for group in groups:
+        lower = _lower(children, group, preferred, lower_level)
+        greedy = greedy_count(lower, c.slices[lower_level], c.pods[lower_level], need)
+        if greedy is None:
+            continue
+        used, last = greedy
+        threshold = min(need // used, last)
+        if best is not None and threshold < best[0]:
+            continue
+        kids = lower
+        if lower_level == preferred and child_up is not None:
+            kids = _lower(children, group, preferred, preferred + 1)
+        slices, pods = _pruned(c, child_up, kids, group, preferred, threshold)
+        after = greedy_count(group, slices, pods, need)
+        if after is None:
+            continue
+        if best is None or threshold > best[0] or after[0] < best[1]:
+            best = (threshold, after[0], group, slices, pods)
+    return best
+
+
 def _lower(
     children: tuple[tuple[IntArray, ...], ...], group: IntArray, level: int, lower: int
 ) -> IntArray:
@@ -104,26 +127,34 @@ def _prune_level(
 
 def _pruned(
     c: Counts,
-    children: tuple[tuple[IntArray, ...], ...],
+    child_up: IntArray | None,
+    kids: IntArray,
     group: IntArray,
     level: int,
     threshold: int,
 ) -> tuple[IntArray, IntArray]:
-    """Slices and pods per domain of ``level`` after pruning children below ``threshold``."""
+    """Slices and pods per domain of ``level`` after pruning children below ``threshold``.
+
+    ``kids`` are the children (at ``level + 1``) of the ``group`` domains, ``child_up`` maps
+    every domain of ``level + 1`` to its parent.
+    """
     slices, pods = c.slices[level].copy(), c.pods[level].copy()
-    node_level = len(c.pods) - 1
-    for domain in group.tolist():
-        if level < node_level:
-            kids = children[level][domain]
-            kept = kids[c.slices[level + 1][kids] >= threshold]
-            pods[domain] = int(c.pods[level + 1][kept].sum())
-            if level == c.slice_level:
-                slices[domain] = pods[domain] // c.slice_size
-            elif level < c.slice_level:
-                slices[domain] = int(c.slices[level + 1][kept].sum())
-        if slices[domain] < threshold:
-            slices[domain] = 0
-            pods[domain] = 0
+    if child_up is not None:
+        kept = c.slices[level + 1][kids] >= threshold
+        count = len(pods)
+        up = child_up[kids]
+        kept_pods = np.bincount(up, weights=c.pods[level + 1][kids] * kept, minlength=count)
+        pods[group] = kept_pods[group].astype(np.int64)
+        if level == c.slice_level:
+            slices[group] = pods[group] // c.slice_size
+        elif level < c.slice_level:
+            weights = c.slices[level + 1][kids] * kept
+            slices[group] = np.bincount(up, weights=weights, minlength=count)[group].astype(
+                np.int64
+            )
+    low = group[slices[group] < threshold]
+    slices[low] = 0
+    pods[low] = 0
     return slices, pods
 
 
