@@ -82,8 +82,8 @@ class KueuePolicy:
         level = start
         pooled = True
         how = ""
-        balanced = self.algorithm == "balanced" and preferred is not None
-        if balanced and preferred is not None and (required is None or required < preferred):
+        below_required = preferred is not None and (required is None or required < preferred)
+        if self.algorithm == "balanced" and preferred is not None and below_required:
             found = balanced_domains(capacity, c, preferred, need)
             if found is not None:
                 level, picks = found
