@@ -5,7 +5,8 @@ outside the gang's required level, slices whole, deterministic (Random given its
 Each module's docstring states its rule and the upstream source it follows.
 
 :data:`BASELINES` maps the names the CLI and result files use to factories; ``random``
-takes a ``seed`` keyword, the others take none.
+takes a ``seed`` keyword and ``volcano`` a ``fading`` one (0.8 by default), the others
+take none.
 """
 
 from __future__ import annotations

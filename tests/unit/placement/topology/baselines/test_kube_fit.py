@@ -46,3 +46,16 @@ def test_nothing_fits_means_no_pod_is_placed() -> None:
     # 16 free GPUs, 9 pods of 2: the eighth and ninth pods would find no node.
     for name in ("least-allocated", "most-allocated"):
         assert BASELINES[name]().place(capacity, Gang("g", 9, 2)) is None
+
+
+def test_each_slice_follows_its_first_pod() -> None:
+    # Four 4-GPU nodes in two racks, one pod of b1/r1/n0 taken (1 GPU): slices of 2 one-GPU
+    # pods per rack, 4 pods. MostAllocated: the first pod takes the fullest node, n0
+    # (3 free), the second pod stays in its rack and n0 is still fullest. The next slice's
+    # first pod: b1/r1 has 4 + 1 = 5 slots left (room for a slice), n0 now has 1 free and
+    # scores highest, so it goes there and its mate to n1, the only other b1/r1 node.
+    topology = cluster({"b1": {"r1": [4, 4], "r2": [4, 4]}})
+    capacity = busy(topology, {"b1-r1-n0": 1})
+    gang = Gang("g", 4, 1, slice_size=2, slice_level=1)
+    placement = BASELINES["most-allocated"]().place(capacity, gang)
+    assert by_name(topology, placement) == {"b1-r1-n0": 3, "b1-r1-n1": 1}

@@ -133,3 +133,14 @@ def test_balanced_falls_back_to_best_fit_when_no_parent_holds_the_gang() -> None
     )
     assert by_name(topology, placement) == {"b1-r1-n0": 20, "b2-r1-n0": 10}
     assert placement is not None and placement.reason.startswith("best fit")
+
+
+def test_a_gang_with_only_slices_spreads_least_free_from_the_top() -> None:
+    # Slices only (2 pods per rack): Kueue treats it as unconstrained at the top level with
+    # LeastFreeCapacity. 4 pods = 2 slices; blocks ascending by slices: b2 (3 pods, 1 slice)
+    # cannot hold both, b1 (1 + 2 slices) can. Inside b1, racks ascending: r1 gives its one
+    # slice, r2 the other (no best-fit swap under LeastFreeCapacity).
+    topology = cluster({"b1": {"r1": [2], "r2": [4]}, "b2": {"r1": [3]}})
+    gang = Gang("g", 4, 1, slice_size=2, slice_level=RACK)
+    placement = BASELINES["kueue-bestfit"]().place(FreeCapacity(topology), gang)
+    assert by_name(topology, placement) == {"b1-r1-n0": 2, "b1-r2-n0": 2}
