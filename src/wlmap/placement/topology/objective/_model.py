@@ -152,7 +152,7 @@ class Objective(_Model):
     kind: Literal["GangObjective"]
     name: str = "objective"
     weights: TermWeights | None = None
-    tiers: tuple[Tier, ...] | None = Field(default=None, min_length=1)
+    tiers: tuple[Tier, ...] | None = None
     terms: TermSettings = TermSettings()
     tie_breaks: tuple[TieBreak, ...] = ("tighterFit", "lowerIndex")
 

@@ -60,7 +60,8 @@ class Explanation:
 
     def text(self) -> str:
         """The reason in one line."""
-        leaves = f"leaves {self.whole_free_left} whole {self.whole_level}s free"
+        plural = "" if self.whole_free_left == 1 else "s"
+        leaves = f"leaves {self.whole_free_left} whole {self.whole_level}{plural} free"
         if self.runner_up is None:
             return f"{self.chosen}: the only domain that fits; {leaves}"
         runner = self.runner_up

@@ -135,6 +135,8 @@ def _cross_checks(data: Mapping[str, Any], origin: str) -> list[Problem]:
         )
     if isinstance(weights, Mapping) and weights and not any(_positive(v) for v in weights.values()):
         problems.append(Problem(origin, "weights", "at least one term needs a weight above 0"))
+    if tiers == []:
+        problems.append(Problem(origin, "tiers", "expected at least one tier"))
     if isinstance(tiers, list):
         seen: dict[Any, int] = {}
         for index, tier in enumerate(tiers):
@@ -195,10 +197,10 @@ def _problem(origin: str, error: Any) -> Problem:
         known = ", ".join(_aliases(model)) if model else ""
         what = "term" if parent == "weights" else "key"
         return Problem(origin, path, f"unknown {what}; expected one of {known}")
-    message = f"{error.get('msg', 'invalid value')}; got {_short(error.get('input'))}"
-    if path.endswith(".term") or path == "weights":
-        message += f" (terms: {', '.join(TERMS)})"
-    return Problem(origin, path, message)
+    given = _short(error.get("input"))
+    if kind == "literal_error" and path.endswith(".term"):
+        return Problem(origin, path, f"unknown term {given}; expected one of {', '.join(TERMS)}")
+    return Problem(origin, path, f"{error.get('msg', 'invalid value')}; got {given}")
 
 
 def _aliases(model: type[BaseModel]) -> list[str]:
@@ -216,7 +218,8 @@ def _render(loc: Iterable[Any], *, indices: bool = True) -> str:
 
 
 def _positive(value: Any) -> bool:
-    return not _number(value) or value > 0
+    # Only all-zero weights are this problem; a negative or malformed one is reported apart.
+    return not _number(value) or value != 0
 
 
 def _number(value: Any) -> bool:
