@@ -27,7 +27,7 @@ import numpy as np
 from wlmap.placement.topology.gang import Gang
 from wlmap.placement.topology.objective._domains import DomainIndex, GangRoom, IntArray
 
-__all__ = ["ROOT", "Candidate", "candidates", "fill"]
+__all__ = ["ROOT", "Candidate", "build", "candidate_domains", "candidates", "fill"]
 
 ROOT = -1
 
@@ -49,6 +49,11 @@ class Candidate:
 
 def candidates(index: DomainIndex, room: GangRoom, gang: Gang) -> list[Candidate]:
     """Every candidate placement of ``gang``; empty when it does not fit whole."""
+    return [build(index, room, lv, d, gang.pods) for lv, d in candidate_domains(index, room, gang)]
+
+
+def candidate_domains(index: DomainIndex, room: GangRoom, gang: Gang) -> list[tuple[int, int]]:
+    """The (level, domain) of every candidate, finest level first, indices ascending."""
     topology = index.topology
     node_level = len(topology.levels)
     finest = node_level - 1
@@ -56,7 +61,7 @@ def candidates(index: DomainIndex, room: GangRoom, gang: Gang) -> list[Candidate
     if node_level in (gang.required_level, gang.preferred_level):
         one_node = _one_node_domains(room, gang)
         if gang.required_level == node_level or len(one_node):
-            return [_candidate(index, room, finest, int(d), pods) for d in one_node]
+            return [(finest, int(d)) for d in one_node]
     top = gang.required_level if gang.required_level is not None else ROOT
     preferred = gang.preferred_level
     if (
@@ -65,16 +70,16 @@ def candidates(index: DomainIndex, room: GangRoom, gang: Gang) -> list[Candidate
         and np.any(room.levels[preferred] >= pods)
     ):
         top = preferred
-    found: list[Candidate] = []
+    found: list[tuple[int, int]] = []
     for level in range(finest, max(top, 0) - 1, -1):
         feasible = room.levels[level] >= pods
         if level < finest:
             child_best = np.zeros(len(feasible), dtype=np.int64)
             np.maximum.at(child_best, topology.parent[level + 1], room.levels[level + 1])
             feasible &= child_best < pods
-        found.extend(_candidate(index, room, level, int(d), pods) for d in np.flatnonzero(feasible))
+        found.extend((level, int(d)) for d in np.flatnonzero(feasible))
     if top == ROOT and not found and int(room.levels[0].sum()) >= pods:
-        found.append(_candidate(index, room, ROOT, 0, pods))
+        found.append((ROOT, 0))
     return found
 
 
@@ -89,7 +94,8 @@ def _one_node_domains(room: GangRoom, gang: Gang) -> IntArray:
     return np.flatnonzero(cells[:, need:].sum(axis=1) > 0)
 
 
-def _candidate(index: DomainIndex, room: GangRoom, level: int, domain: int, pods: int) -> Candidate:
+def build(index: DomainIndex, room: GangRoom, level: int, domain: int, pods: int) -> Candidate:
+    """The candidate packing ``pods`` pods inside ``domain`` of ``level``."""
     out: list[tuple[int, int]] = []
     fill(index, room, level, domain, pods, out)
     return Candidate(level, domain, tuple(sorted(out)))

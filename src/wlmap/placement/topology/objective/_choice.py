@@ -21,7 +21,7 @@ from typing import Any
 from wlmap.placement.topology.objective._candidates import Candidate
 from wlmap.placement.topology.objective._model import Objective, TermName, TieBreak
 
-__all__ = ["Scored", "select", "tie_breaks"]
+__all__ = ["Scored", "beats", "keep_within", "select", "tie_breaks", "within"]
 
 _DIGITS = 9
 
@@ -31,14 +31,19 @@ class Scored:
     """A candidate with its term values and tie-break keys.
 
     Attributes:
-        candidate: the placement.
+        level: the candidate's level (``ROOT`` for the whole cluster).
+        domain: the candidate's domain at that level.
+        candidate: the placement; None until packed (finest candidates scored from the
+            histograms are packed only when chosen or runner-up).
         raw: each used term's value.
         parts: each used term's weighted, normalised value (weighted objectives; else empty).
         score: the sum of ``parts``.
         ties: one key per tie-break, in the objective's order.
     """
 
-    candidate: Candidate
+    level: int
+    domain: int
+    candidate: Candidate | None
     raw: dict[TermName, float]
     parts: dict[TermName, float]
     score: float
@@ -65,9 +70,15 @@ def within(
     positions: list[int], scored: Sequence[Scored], term: TermName, tolerance: float
 ) -> list[int]:
     """The positions whose ``term`` is within ``tolerance`` (relative) of the best."""
-    best = min(scored[i].raw[term] for i in positions)
+    kept = keep_within([scored[i].raw[term] for i in positions], tolerance)
+    return [positions[k] for k in kept]
+
+
+def keep_within(values: Sequence[float], tolerance: float) -> list[int]:
+    """Indices of ``values`` within ``tolerance`` (relative) of the least one."""
+    best = min(values)
     bound = round(best + tolerance * abs(best), _DIGITS)
-    return [i for i in positions if round(scored[i].raw[term], _DIGITS) <= bound]
+    return [i for i, v in enumerate(values) if round(v, _DIGITS) <= bound]
 
 
 def beats(objective: Objective, chosen: Scored, other: Scored) -> TermName | TieBreak:

@@ -1,25 +1,25 @@
 """wlmap's multi-objective gang policy: candidates per domain, scored by an objective file.
 
 One decision: count the pods of the gang every domain can take (from the per-domain
-histograms, slices kept whole), build the best packing inside every feasible domain
-(``_candidates``), measure the objective's terms on each (``_terms``), keep the best
-(``_choice``) and explain it against the runner-up (``explanation``). All or nothing: no
-candidate, no placement. A candidate never leaves its domain, and candidates only come from
-inside one domain of the required level, so the required level holds by construction.
+histograms, slices kept whole), list the feasible domains (``_candidates``), measure the
+objective's terms for each (``_scoring``: the finest-level ones straight from the
+histograms, the coarser ones on their packing), keep the best (``_choice``), pack it, and
+explain it against the runner-up (``explanation``). All or nothing: no candidate, no
+placement. A candidate never leaves its domain, and candidates only come from inside one
+domain of the required level, so the required level holds by construction.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from wlmap.placement.topology.capacity import FreeCapacity
 from wlmap.placement.topology.gang import Gang, GangPlacement
-from wlmap.placement.topology.objective._candidates import ROOT, Candidate, candidates
-from wlmap.placement.topology.objective._choice import Scored, beats, select, tie_breaks
-from wlmap.placement.topology.objective._domains import DomainIndex, gang_room
-from wlmap.placement.topology.objective._model import Objective, TermName
+from wlmap.placement.topology.objective._candidates import ROOT, build, candidate_domains
+from wlmap.placement.topology.objective._choice import Scored, beats, select
+from wlmap.placement.topology.objective._domains import DomainIndex, GangRoom, gang_room
+from wlmap.placement.topology.objective._model import Objective
+from wlmap.placement.topology.objective._scoring import finest_scored, scored
 from wlmap.placement.topology.objective._terms import TermMeter, resolve
 from wlmap.placement.topology.objective.explanation import (
     Decision,
@@ -66,15 +66,24 @@ class WlmapGangPolicy:
         problem = gang.problem(capacity.topology)
         if problem:
             raise ValueError(f"gang {gang.name}: {problem}")
-        found = candidates(index, gang_room(index, capacity, gang), gang)
-        if not found:
+        room = gang_room(index, capacity, gang)
+        domains = candidate_domains(index, room, gang)
+        if not domains:
             return None
-        scored = [self._score(meter, capacity, gang, c) for c in found]
-        best = select(self.objective, scored)
-        chosen = scored[best]
-        others = [s for s in scored if _domain(s) != _domain(chosen)]
+        finest = len(capacity.topology.levels) - 1
+        found = finest_scored(
+            self.objective, meter, index, room, gang, [d for lv, d in domains if lv == finest]
+        )
+        found += [
+            scored(self.objective, meter, capacity, gang, build(index, room, lv, d, gang.pods))
+            for lv, d in domains
+            if lv != finest
+        ]
+        chosen = self._packed(meter, index, room, gang, found[select(self.objective, found)])
+        others = [s for s in found if (s.level, s.domain) != (chosen.level, chosen.domain)]
         runner = others[select(self.objective, others)] if others else None
-        explanation = self._explain(meter, capacity, gang, chosen, runner, len(scored))
+        explanation = self._explain(meter, capacity, chosen, runner, len(domains))
+        assert chosen.candidate is not None
         placement = GangPlacement(gang, chosen.candidate.nodes, explanation.text())
         return Decision(placement, explanation)
 
@@ -85,71 +94,30 @@ class WlmapGangPolicy:
             self._topology = topology
         return self._index, self._meter
 
-    def _score(
-        self, meter: TermMeter, capacity: FreeCapacity, gang: Gang, candidate: Candidate
+    def _packed(
+        self, meter: TermMeter, index: DomainIndex, room: GangRoom, gang: Gang, best: Scored
     ) -> Scored:
-        nodes = np.fromiter((n for n, _ in candidate.nodes), dtype=np.int64)
-        pods = np.fromiter((p for _, p in candidate.nodes), dtype=np.int64)
-        terms = self.objective.used_terms()
-        cost = meter.cost(gang, candidate.nodes) if terms else 0.0
-        raw = {t: meter.raw(t, capacity, gang, nodes, pods, cost) for t in terms}
-        parts: dict[TermName, float] = {}
-        if self.objective.weights is not None:
-            weights = self.objective.weights
-            parts = {
-                t: weights.of(t) * meter.normalised(t, v, gang, capacity) for t, v in raw.items()
-            }
-        return Scored(
-            candidate,
-            raw,
-            parts,
-            sum(parts.values()),
-            self._ties(meter, capacity, gang, candidate, nodes),
-        )
-
-    def _ties(
-        self,
-        meter: TermMeter,
-        capacity: FreeCapacity,
-        gang: Gang,
-        candidate: Candidate,
-        nodes: np.ndarray,
-    ) -> tuple[object, ...]:
-        topology = meter.topology
-        finest = np.unique(topology.node_domain[len(topology.levels) - 1][nodes])
-        keys: list[object] = []
-        for rule in tie_breaks(self.objective):
-            if rule == "tighterFit":
-                free = (
-                    int(capacity.node_free.sum())
-                    if candidate.level == ROOT
-                    else int(capacity.domain_free[candidate.level][candidate.domain])
-                )
-                keys.append(free - gang.gpus)
-            elif rule == "fewerNodes":
-                keys.append(len(candidate.nodes))
-            elif rule == "fewerDomains":
-                keys.append(len(finest))
-            else:
-                keys.append((tuple(finest.tolist()), tuple(n for n, _ in candidate.nodes)))
-        return tuple(keys)
+        """``best`` with its packing (scored again on it, which gives the same values)."""
+        if best.candidate is not None:
+            return best
+        candidate = build(index, room, best.level, best.domain, gang.pods)
+        return scored(self.objective, meter, room.capacity, gang, candidate)
 
     def _explain(
         self,
         meter: TermMeter,
         capacity: FreeCapacity,
-        gang: Gang,
         chosen: Scored,
         runner: Scored | None,
         count: int,
     ) -> Explanation:
         topology = meter.topology
-        whole_word = level_word(topology.levels[meter.whole_level])
-        broken = chosen.raw.get("wholeFreeDomains")
-        if broken is None:
-            nodes = np.fromiter((n for n, _ in chosen.candidate.nodes), dtype=np.int64)
-            broken = meter.raw("wholeFreeDomains", capacity, gang, nodes, nodes, 0.0)
-        left = capacity.whole_free(meter.whole_level) - round(broken)
+        level = meter.whole_level
+        assert chosen.candidate is not None
+        touched = {int(topology.node_domain[level][n]) for n, _ in chosen.candidate.nodes}
+        broken = sum(
+            1 for d in touched if capacity.domain_free[level][d] == capacity.capacity(level)[d]
+        )
         terms = tuple(
             TermComparison(t, v, None if runner is None else runner.raw[t])
             for t, v in chosen.raw.items()
@@ -158,15 +126,15 @@ class WlmapGangPolicy:
         if self.objective.weights is not None:
             score = (chosen.score, None if runner is None else runner.score)
         return Explanation(
-            chosen=_name(topology, chosen.candidate),
-            runner_up=None if runner is None else _name(topology, runner.candidate),
+            chosen=_name(topology, chosen),
+            runner_up=None if runner is None else _name(topology, runner),
             decided_by="only candidate"
             if runner is None
             else beats(self.objective, chosen, runner),
             terms=terms,
             score=score,
-            whole_level=whole_word,
-            whole_free_left=left,
+            whole_level=level_word(topology.levels[level]),
+            whole_free_left=capacity.whole_free(level) - broken,
             candidates=count,
         )
 
@@ -184,11 +152,7 @@ def make_wlmap_gang_policy(objective: Objective | str | Path | None = None) -> W
     return WlmapGangPolicy(load_objective(objective), str(objective))
 
 
-def _domain(scored: Scored) -> tuple[int, int]:
-    return scored.candidate.level, scored.candidate.domain
-
-
-def _name(topology: Topology, candidate: Candidate) -> str:
+def _name(topology: Topology, candidate: Scored) -> str:
     if candidate.level == ROOT:
         return "cluster"
     word = level_word(topology.levels[candidate.level])

@@ -83,7 +83,7 @@ def placements(capacity: FreeCapacity, gang: Gang) -> Iterator[GangPlacement]:
 
 
 def random_gang(rng: np.random.Generator, name: str) -> Gang:
-    """A small gang with a random required level, preferred level and slice."""
+    """A small gang with a random required level, preferred level, slice and priority."""
     pods = int(rng.integers(1, 7))
     per_pod = int(rng.choice([1, 2, 4]))
     required = [None, 0, 1, 2][int(rng.integers(0, 4))]
@@ -100,4 +100,5 @@ def random_gang(rng: np.random.Generator, name: str) -> Gang:
         preferred_level=None if rng.random() < 0.5 else int(rng.integers(0, 3)),
         slice_size=slice_size,
         slice_level=slice_level,
+        priority=int(rng.integers(0, 200)),
     )

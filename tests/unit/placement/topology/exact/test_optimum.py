@@ -23,7 +23,7 @@ from wlmap.placement.topology.exact import optimal_placement
 def test_the_optimum_matches_brute_force(weights: TierWeights) -> None:
     rng = np.random.default_rng(7)
     compared = infeasible = 0
-    for round_ in range(40):
+    for round_ in range(60):
         capacity = tiny_cluster(rng, racks=2, nodes=3)
         gang = random_gang(rng, f"g{round_}")
         costs = [measure(p, capacity.topology, weights).cost for p in placements(capacity, gang)]
