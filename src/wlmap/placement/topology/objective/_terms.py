@@ -55,8 +55,15 @@ class TermMeter:
     balance_level: int
     priority_scale: float
 
-    def raw(self, term: TermName, capacity: FreeCapacity, gang: Gang, nodes: np.ndarray,
-            pods: np.ndarray, cost: float) -> float:  # fmt: skip
+    def raw(
+        self,
+        term: TermName,
+        capacity: FreeCapacity,
+        gang: Gang,
+        nodes: np.ndarray,
+        pods: np.ndarray,
+        cost: float,
+    ) -> float:
         """The term's value for a placement of ``pods`` pods on ``nodes`` costing ``cost``."""
         if term == "communication":
             return cost

@@ -13,7 +13,7 @@ import pytest
 
 from tests.unit.placement.topology.objective.test_objective_file import EXAMPLE
 from wlmap.placement.model import Node
-from wlmap.placement.topology import FreeCapacity, Gang, build_topology
+from wlmap.placement.topology import FreeCapacity, Gang, GangPolicy, build_topology
 from wlmap.placement.topology.objective import (
     ObjectiveError,
     default_objective,
@@ -212,7 +212,8 @@ def test_a_level_the_topology_lacks_is_a_located_objective_error(tmp_path: Path)
 def test_deciding_leaves_the_capacity_untouched_and_repeats_itself() -> None:
     capacity = cluster(COST_CASE)
     before = capacity.node_free.copy()
-    policy = make_wlmap_gang_policy(default_objective())
+    policy: GangPolicy = make_wlmap_gang_policy(default_objective())
+    assert policy.name == "wlmap"
     first = policy.place(capacity, Gang("g", pods=3, gpus_per_pod=2))
     second = policy.place(capacity, Gang("g", pods=3, gpus_per_pod=2))
     assert first == second
