@@ -20,7 +20,7 @@ per doubling) for the rest; pods of 1, 2, 4 or 8 GPUs (what divides the total an
 node); 40 % required and 40 % preferred at the finest level, 20 % unconstrained; half the
 tail gangs in slices of 8 GPUs at the finest level.
 
-Run: ``python benchmarks/placement_gang_optimum.py [--decisions 150] [--seed 42]``
+Run: ``python benchmarks/placement_gang_optimum.py [--decisions 1000] [--seed 42]``
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def p95(values: list[float]) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--decisions", type=int, default=150, help="gangs per shape")
+    parser.add_argument("--decisions", type=int, default=1000, help="gangs per shape")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated shapes")
     parser.add_argument("--out", type=Path, default=RESULTS)
