@@ -219,3 +219,12 @@ def test_deciding_leaves_the_capacity_untouched_and_repeats_itself() -> None:
     assert first == second
     assert capacity.node_free.tolist() == before.tolist()
     assert load_objective(EXAMPLE).name == "keep-racks-whole"
+
+
+def test_inside_a_rack_the_gang_packs_as_kueue_best_fit() -> None:
+    # Kueue's KEP 2724 example: nodes that take 3, 3, 2 and 1 pods, a gang of 7: the two
+    # roomiest nodes whole, then the node that holds exactly the last pod.
+    capacity = cluster({"b1/r1": [3, 3, 2, 1]})
+    placement = make_wlmap_gang_policy().place(capacity, Gang("g", pods=7, gpus_per_pod=1))
+    assert placement is not None
+    assert placement.nodes == ((0, 3), (1, 3), (3, 1))
