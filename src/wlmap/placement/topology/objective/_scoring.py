@@ -1,0 +1,164 @@
+"""Scoring candidates: packed ones term by term, finest-level ones all at once.
+
+A packed candidate's terms come from :class:`~._terms.TermMeter`. Most candidates, though, put the whole gang inside one finest domain (a rack, an NVLink domain).
+Their terms need no packing: every pod pair shares the domain, so the cost depends only on
+the same-node pairs of the fill (the roomiest nodes whole, the rest on one node), which the
+domain's histogram gives, column by column from most free GPUs down; the other terms read
+the domain's (or its ancestor's) free GPUs before and after the gang's GPUs. So a decision
+reads no node to rank these candidates; only the winner and the runner-up are packed.
+The values are the ones :class:`~._terms.TermMeter` measures on the packed candidate (a
+test compares both on random clusters).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from wlmap.placement.topology.capacity import FreeCapacity
+from wlmap.placement.topology.gang import Gang
+from wlmap.placement.topology.objective._candidates import ROOT, Candidate
+from wlmap.placement.topology.objective._choice import Scored, tie_breaks
+from wlmap.placement.topology.objective._domains import DomainIndex, GangRoom, IntArray
+from wlmap.placement.topology.objective._model import Objective, TermName
+from wlmap.placement.topology.objective._terms import TermMeter
+
+__all__ = ["fill_shape", "finest_scored", "scored"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def fill_shape(room: GangRoom, pods: int, domains: IntArray) -> tuple[IntArray, IntArray]:
+    """Same-node pod pairs and nodes used when ``pods`` pods fill each finest domain."""
+    capacity = room.capacity
+    topology = capacity.topology
+    cells = capacity.histogram[len(topology.levels) - 1][domains][:, ::-1]
+    free = np.arange(cells.shape[1] - 1, -1, -1, dtype=np.int64)
+    if room.slice_level == len(topology.levels):
+        rooms = (free // (room.per_pod * room.unit)) * room.unit
+    else:
+        rooms = free // room.per_pod
+    reach = np.cumsum(cells * rooms, axis=1)
+    paired = np.cumsum(cells * (rooms * (rooms - 1) // 2), axis=1)
+    counted = np.cumsum(cells, axis=1)
+    column = np.argmax(reach >= pods, axis=1)
+    rows = np.arange(len(domains))
+    earlier = column > 0
+    before = np.where(earlier, reach[rows, column - 1], 0)
+    size = np.maximum(rooms[column], 1)
+    whole, left = np.divmod(pods - before, size)
+    same = np.where(earlier, paired[rows, column - 1], 0) + whole * (size * (size - 1) // 2)
+    same += left * (left - 1) // 2
+    nodes = np.where(earlier, counted[rows, column - 1], 0) + whole + (left > 0)
+    return same, nodes
+
+
+def finest_scored(
+    objective: Objective,
+    meter: TermMeter,
+    index: DomainIndex,
+    room: GangRoom,
+    gang: Gang,
+    domains: list[int],
+) -> list[Scored]:
+    """The scored candidates packing ``gang`` inside each of the finest ``domains``."""
+    if not domains:
+        return []
+    capacity = room.capacity
+    finest = len(meter.topology.levels) - 1
+    picked = np.array(domains, dtype=np.int64)
+    same, nodes = fill_shape(room, gang.pods, picked)
+    pairs = gang.pods * (gang.pods - 1) // 2
+    cost = np.zeros(len(picked))
+    if pairs:
+        weights = meter.weights
+        cost = (weights.levels[finest] * (pairs - same) + weights.node * same) / pairs
+    values: dict[TermName, FloatArray] = {}
+    for term in objective.used_terms():
+        if term == "communication":
+            values[term] = cost
+        elif term == "priority":
+            values[term] = cost * max(gang.priority, 0) / meter.priority_scale
+        elif term == "wholeFreeDomains":
+            up = index.ancestor(finest, meter.whole_level)[picked]
+            level = meter.whole_level
+            whole = capacity.domain_free[level][up] == capacity.capacity(level)[up]
+            values[term] = whole.astype(np.float64)
+        elif term == "spareCapacity":
+            up = index.ancestor(finest, meter.spare_level)[picked]
+            before = capacity.domain_free[meter.spare_level][up]
+            keep = meter.spare[up]
+            short = np.maximum(keep - (before - gang.gpus), 0) - np.maximum(keep - before, 0)
+            values[term] = short.astype(np.float64)
+        else:
+            up = index.ancestor(finest, meter.balance_level)[picked]
+            after = capacity.domain_free[meter.balance_level][up] - gang.gpus
+            size = np.maximum(capacity.capacity(meter.balance_level)[up], 1)
+            values[term] = 1.0 - after / size
+    left = capacity.domain_free[finest][picked] - gang.gpus
+    out: list[Scored] = []
+    for i, domain in enumerate(domains):
+        raw = {t: float(v[i]) for t, v in values.items()}
+        parts: dict[TermName, float] = {}
+        if objective.weights is not None:
+            parts = {
+                t: objective.weights.of(t) * meter.normalised(t, v, gang, capacity)
+                for t, v in raw.items()
+            }
+        ties = _ties(objective, int(left[i]), int(nodes[i]), domain)
+        out.append(Scored(finest, domain, None, raw, parts, sum(parts.values()), ties))
+    return out
+
+
+def _ties(objective: Objective, left: int, nodes: int, domain: int) -> tuple[object, ...]:
+    keys: list[object] = []
+    for rule in tie_breaks(objective):
+        if rule == "tighterFit":
+            keys.append(left)
+        elif rule == "fewerNodes":
+            keys.append(nodes)
+        elif rule == "fewerDomains":
+            keys.append(1)
+        else:
+            keys.append(((domain,), ()))
+    return tuple(keys)
+
+
+def scored(
+    objective: Objective,
+    meter: TermMeter,
+    capacity: FreeCapacity,
+    gang: Gang,
+    candidate: Candidate,
+) -> Scored:
+    """A packed candidate with its terms measured."""
+    nodes = np.fromiter((n for n, _ in candidate.nodes), dtype=np.int64)
+    pods = np.fromiter((p for _, p in candidate.nodes), dtype=np.int64)
+    terms = objective.used_terms()
+    cost = meter.cost(gang, candidate.nodes) if terms else 0.0
+    raw = {t: meter.raw(t, capacity, gang, nodes, pods, cost) for t in terms}
+    parts: dict[TermName, float] = {}
+    if objective.weights is not None:
+        weights = objective.weights
+        parts = {t: weights.of(t) * meter.normalised(t, v, gang, capacity) for t, v in raw.items()}
+    topology = meter.topology
+    finest = np.unique(topology.node_domain[len(topology.levels) - 1][nodes])
+    if candidate.level == ROOT:
+        left = int(capacity.node_free.sum()) - gang.gpus
+    else:
+        left = int(capacity.domain_free[candidate.level][candidate.domain]) - gang.gpus
+    keys: list[object] = []
+    for rule in tie_breaks(objective):
+        if rule == "tighterFit":
+            keys.append(left)
+        elif rule == "fewerNodes":
+            keys.append(len(candidate.nodes))
+        elif rule == "fewerDomains":
+            keys.append(len(finest))
+        elif len(finest) == 1:
+            keys.append(((int(finest[0]),), ()))
+        else:
+            keys.append((tuple(finest.tolist()), tuple(n for n, _ in candidate.nodes)))
+    return Scored(
+        candidate.level, candidate.domain, candidate, raw, parts, sum(parts.values()), tuple(keys)
+    )
