@@ -3,12 +3,15 @@ racks, excess span), the placement checker, verify mode, the result row and the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from tests.unit.placement.topology.first_fit import FirstFit
 from wlmap.placement.model import Node
 from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement, build_topology
 from wlmap.placement.topology.jobmix import Job, JobMix, synthetic_jobs
+from wlmap.placement.topology.policy import GangPolicy
 from wlmap.placement.topology.quality import default_weights
 from wlmap.placement.topology.registry import make_gang_policy
 from wlmap.placement.topology.report import run_row, summarise
@@ -127,7 +130,7 @@ def test_the_registry_passes_a_factory_only_the_arguments_it_takes() -> None:
         seen.append(seed)
         return FirstFit()
 
-    registry = {"first-fit": FirstFit, "seeded": seeded}
+    registry: dict[str, Callable[..., GangPolicy]] = {"first-fit": FirstFit, "seeded": seeded}
     assert make_gang_policy("first-fit", seed=3, registry=registry).name == "first-fit"
     make_gang_policy("seeded", seed=7, registry=registry)
     assert seen == [7]
