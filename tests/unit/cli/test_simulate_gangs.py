@@ -140,3 +140,26 @@ def test_bad_input_is_located_or_a_usage_error(
     assert "unknown gang policy 'nope'; expected one of: first-fit" in err
     code, _, err = run(capsys, "simulate", "gangs")
     assert code == USAGE
+
+
+def test_a_workload_can_be_placed_on_a_built_in_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "simulate", "gangs", "-f", str(corpus_path("kai-podgroup/multi-topology-jobs-gpu.yaml")),
+        "--topology", "gb200", "--blocks", "1", "-o", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    placed = rows(out)
+    # two Jobs of 3 pods x 4 GPUs: one 4-GPU node each, first fit in rack b00.r0
+    assert [(r["gang"], r["domain"], r["count"]) for r in placed] == [
+        ("Job default/rack-bound-job gang job", f"b00/b00.r0/gb-b00-r0-n0{i}", "1")
+        for i in range(3)
+    ] + [
+        ("Job default/zone-bound-job gang job", f"b00/b00.r0/gb-b00-r0-n0{i}", "1")
+        for i in range(3, 6)
+    ]
+    assert {r["levels"] for r in placed} == {"block>nvidia.com/gpu.clique>kubernetes.io/hostname"}
+    code, _, err = run(
+        capsys, "simulate", "gangs", "-f", str(corpus_path(LWS)), "--topology", "gb200",
+        "--nodes", str(RACK_NODES),
+    )  # fmt: skip
+    assert code == USAGE

@@ -30,7 +30,7 @@ _NAMES = "lingjun|gb200|kueue-tas|n256g8|FILE"
     "--nodes",
     metavar="FILE",
     type=click.Path(dir_okay=False),
-    help="With -f: the Kubernetes node list to place the workload's gangs on (with --levels).",
+    help="A Kubernetes node list to place a workload's gangs on (with -f and --levels).",
 )
 @click.option(
     "--levels",
@@ -128,9 +128,9 @@ def gangs(
 
     keys = [k.strip() for value in levels for k in value.split(",") if k.strip()]
     if files:
-        if nodes is None or topology is not None:
-            raise click.UsageError("with -f, give the cluster with --nodes FILE (not --topology)")
-        scenario = run.scenario_of(nodes, keys, blocks)
+        if (nodes is None) == (topology is None):
+            raise click.UsageError("with -f, give the cluster with --nodes FILE or --topology")
+        scenario = run.scenario_of(nodes or topology or "", keys, blocks)
         (policy, *_) = run.policy_names(policies[:1])
         warnings: list[str] = []
         items = run.assignment_items(scenario, session.workloads(files), policy, warnings)
