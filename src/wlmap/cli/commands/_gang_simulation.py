@@ -117,6 +117,7 @@ def simulation_rows(
     queue: QueueMode,
     verify: bool,
     durations: str | None,
+    objective: str | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """One result row per policy, load and seed, and the lines saying what was assumed."""
     sample = tiresias_durations(durations) if durations else ()
@@ -130,7 +131,9 @@ def simulation_rows(
             jobs = synthetic_jobs(scenario, mix, seed)
             for name in policies:
                 progress.step(f"{name} load {load:g} seed {seed}")
-                policy = make_gang_policy(name, seed=seed, weights=scenario.weights)
+                policy = make_gang_policy(
+                    name, seed=seed, weights=scenario.weights, objective=objective
+                )
                 run = simulate_gangs(
                     scenario, policy, jobs, hours=hours, queue=queue, verify=verify
                 )
@@ -142,14 +145,19 @@ def simulation_rows(
 
 
 def assignment_items(
-    scenario: Scenario, found: Sequence[Found], policy_name: str, warnings: list[str]
+    scenario: Scenario,
+    found: Sequence[Found],
+    policy_name: str,
+    warnings: list[str],
+    *,
+    objective: str | None = None,
 ) -> list[dict[str, Any]]:
     """Each gang of the workloads placed in turn, with its Kueue-style assignment and reason."""
     from wlmap.placement.topology import FreeCapacity, apply, measure  # noqa: PLC0415
 
     topology = scenario.topology
     capacity = FreeCapacity(topology)
-    policy = make_gang_policy(policy_name, weights=scenario.weights)
+    policy = make_gang_policy(policy_name, weights=scenario.weights, objective=objective)
     items: list[dict[str, Any]] = []
     for item in found:
         origin = item.manifest.origin

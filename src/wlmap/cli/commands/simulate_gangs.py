@@ -91,6 +91,12 @@ _NAMES = "lingjun|gb200|kueue-tas|n256g8|FILE"
     help="Draw durations from the Tiresias 60_job.csv sample instead of a lognormal.",
 )
 @click.option(
+    "--objective",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="An objective file for the policies that read one (wlmap's); others ignore it.",
+)
+@click.option(
     "--verify", is_flag=True, help="Check every placement independently; stop at a bad one."
 )
 @click.option(
@@ -116,6 +122,7 @@ def gangs(
     hours: float,
     queue: str,
     durations: str | None,
+    objective: str | None,
     verify: bool,
     fmt: str | None,
     output_file: str | None,
@@ -133,7 +140,9 @@ def gangs(
         scenario = run.scenario_of(nodes or topology or "", keys, blocks)
         (policy, *_) = run.policy_names(policies[:1])
         warnings: list[str] = []
-        items = run.assignment_items(scenario, session.workloads(files), policy, warnings)
+        items = run.assignment_items(
+            scenario, session.workloads(files), policy, warnings, objective=objective
+        )
         for warning in warnings:
             session.output.warn(warning)
         fmt = fmt or "yaml"
@@ -155,6 +164,7 @@ def gangs(
         queue="fifo" if queue == "fifo" else "skip",
         verify=verify,
         durations=durations,
+        objective=objective,
     )
     for note in notes:
         session.output.warn(note)

@@ -2,9 +2,10 @@
 
 This module only gathers: each family of policies lives in its own package and exports
 its factories, and :func:`_gather` is the one place that adds them here. A factory takes
-keyword arguments it declares among ``seed`` (random policies) and ``weights`` (the
-scenario's tier weights) and returns a :class:`GangPolicy`; :func:`make_gang_policy` passes
-only the ones a factory declares.
+keyword arguments it declares among ``seed`` (random policies), ``weights`` (the
+scenario's tier weights) and ``objective`` (an objective file, for policies that read one)
+and returns a :class:`GangPolicy`; :func:`make_gang_policy` passes only the ones a factory
+declares.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ GangPolicyFactory = Callable[..., GangPolicy]
 
 def _gather() -> dict[str, GangPolicyFactory]:
     policies: dict[str, GangPolicyFactory] = {}
-    # The policy families join here, baselines first, then wlmap's own:
+    # The policy families join here, baselines first, then wlmap's own (its factory reads
+    # the default objective when given none):
     #   from wlmap.placement.topology.baselines import BASELINES
     #   policies.update(BASELINES)
     #   from wlmap.placement.topology.objective import make_wlmap_gang_policy
-    #   policies["wlmap"] = <make_wlmap_gang_policy with the default objective>
+    #   policies["wlmap"] = make_wlmap_gang_policy
     return policies
 
 
@@ -39,9 +41,10 @@ def make_gang_policy(
     *,
     seed: int = 0,
     weights: TierWeights | None = None,
+    objective: str | None = None,
     registry: dict[str, GangPolicyFactory] | None = None,
 ) -> GangPolicy:
-    """A fresh policy by name.
+    """A fresh policy by name; ``objective`` goes only to a factory that takes one.
 
     Raises:
         KeyError: no policy has that name (the message lists the known names).
@@ -52,6 +55,8 @@ def make_gang_policy(
         raise KeyError(f"unknown gang policy {name!r}; expected one of: {names}")
     factory = known[name]
     offered: dict[str, Any] = {"seed": seed, "weights": weights}
+    if objective is not None:
+        offered["objective"] = objective
     try:
         accepted = inspect.signature(factory).parameters
     except (TypeError, ValueError):  # a builtin or C callable: give it nothing

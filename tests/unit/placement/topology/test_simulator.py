@@ -124,16 +124,27 @@ def test_summaries_average_runs_of_one_policy_and_load() -> None:
 
 
 def test_the_registry_passes_a_factory_only_the_arguments_it_takes() -> None:
-    seen: list[int] = []
-
     def seeded(seed: int) -> FirstFit:
         seen.append(seed)
         return FirstFit()
 
-    registry: dict[str, Callable[..., GangPolicy]] = {"first-fit": FirstFit, "seeded": seeded}
-    assert make_gang_policy("first-fit", seed=3, registry=registry).name == "first-fit"
-    make_gang_policy("seeded", seed=7, registry=registry)
-    assert seen == [7]
+    def reading(objective: str | None = None) -> FirstFit:
+        seen.append(objective)
+        return FirstFit()
+
+    seen: list[object] = []
+    registry: dict[str, Callable[..., GangPolicy]] = {
+        "first-fit": FirstFit,
+        "seeded": seeded,
+        "reading": reading,
+    }
+    assert make_gang_policy("first-fit", seed=3, objective="o.yaml", registry=registry).name == (
+        "first-fit"
+    )
+    make_gang_policy("seeded", seed=7, objective="o.yaml", registry=registry)
+    make_gang_policy("reading", seed=7, registry=registry)
+    make_gang_policy("reading", seed=7, objective="o.yaml", registry=registry)
+    assert seen == [7, None, "o.yaml"]
     with pytest.raises(
         KeyError, match="unknown gang policy 'nope'; expected one of: first-fit, seeded"
     ):
