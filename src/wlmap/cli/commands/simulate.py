@@ -6,18 +6,16 @@ plots (matplotlib) load inside the command when it runs.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
+from wlmap.cli.commands._simulate_options import Seeds, render_rows
+from wlmap.cli.commands.simulate_gangs import gangs
 from wlmap.errors import PlacementInputError
 
 if TYPE_CHECKING:
@@ -25,25 +23,6 @@ if TYPE_CHECKING:
     from wlmap.placement.model import Node
 
 SHORT_HELP = "Place a trace or workloads on a cluster with each policy; plot the results."
-_SEEDS = re.compile(r"(?P<first>\d+)(?:(?:-|\.\.)(?P<last>\d+))?")
-
-
-class Seeds(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.5; 8.1 cannot be subscripted
-    """A seed (``42``) or an inclusive range (``42-51`` or ``42..51``)."""
-
-    name = "SEED|FIRST-LAST"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, list):
-            return value
-        match = _SEEDS.fullmatch(str(value).strip())
-        if match is None:
-            self.fail(f"expected a seed or a range like 42-51, got {value!r}", param, ctx)
-        first = int(match["first"])
-        last = int(match["last"] or first)
-        if last < first:
-            self.fail(f"the range {value!r} ends before it starts", param, ctx)
-        return list(range(first, last + 1))
 
 
 @command(
@@ -151,7 +130,7 @@ def simulate(
                 column=None,
             )
         rows = run.curve_rows(cluster, source, names, chosen, ratio)
-    text = _render(rows, fmt)
+    text = render_rows(rows, fmt)
     if output_file:
         Path(output_file).write_text(text, encoding="utf-8")
     else:
@@ -207,30 +186,6 @@ def _policies(asked: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(asked))
 
 
-def _render(rows: list[dict[str, Any]], fmt: str) -> str:
-    if fmt == "json":
-        # a value the simulator leaves blank in CSV (fragmentation not measured) is null
-        items = [{k: None if v == "" else v for k, v in row.items()} for row in rows]
-        return json.dumps({"items": items, "count": len(rows)}, indent=2) + "\n"
-    if not rows:
-        return ""
-    columns = list(dict.fromkeys(key for row in rows for key in row))
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, restval="", lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: _cell(v) for k, v in row.items()})
-    return out.getvalue()
-
-
-def _cell(value: Any) -> Any:
-    if value is None:
-        return ""
-    if isinstance(value, list | tuple):
-        return ";".join(str(v) for v in value)
-    return value
-
-
 @command("plot", short_help="Plot GPU allocation against arrived share from simulate results.")
 @click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option(
@@ -254,3 +209,4 @@ def plot(session: Session, results: tuple[str, ...], output_file: str | None) ->
 
 
 simulate.add_command(plot)  # type: ignore[attr-defined]  # a click.Group, made by cls above
+simulate.add_command(gangs)  # type: ignore[attr-defined]  # a click.Group, made by cls above

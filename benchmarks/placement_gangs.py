@@ -1,0 +1,137 @@
+"""Gang placement quality on four topologies at loads 0.6, 0.8 and 1.0, per policy.
+
+The topologies are the Lingjun Clos (8 GPUs per host assumed), a GB200-like cluster of 4
+blocks, Kueue's TAS performance shape (8 GPUs per node assumed) and Tiresias n256g8; the
+jobs are the SYNTHETIC Philly/Gavel mix with Poisson arrivals (wlmap.placement.topology
+.jobmix). Every placement is checked independently (verify mode). Per scenario and load,
+each policy's mean over seeds of: span, locality and cross-domain share at the finest
+level (mean and p95), communication cost (mean, p95), required constraints satisfied,
+admission delay p50/p95, GPU occupancy and whole free finest-level domains; and its cost
+as a ratio to the lowest cost of the other policies in the same run.
+
+Run: ``python benchmarks/placement_gangs.py [--smoke] [--seeds 3] [--hours 24]``
+(``--smoke``: 2 simulated hours, one seed). Rows go to ``benchmarks/results/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from _gang_policies import TRACES, gang_policies
+
+from wlmap.placement.topology.jobmix import JobMix, describe, synthetic_jobs
+from wlmap.placement.topology.registry import make_gang_policy
+from wlmap.placement.topology.report import run_row, summarise
+from wlmap.placement.topology.scenarios import Scenario, gb200, kueue_tas, lingjun, tiresias
+from wlmap.placement.topology.simulator import simulate_gangs
+
+RESULTS = Path(__file__).resolve().parent / "results"
+LOADS = (0.6, 0.8, 1.0)
+SHOWN = (
+    ("span", "span_mean"),
+    ("span95", "span_p95"),
+    ("xspan", "excess_span_mean"),
+    ("local", "locality_mean"),
+    ("cross", "cross_domain_mean"),
+    ("cost", "cost_mean"),
+    ("cost95", "cost_p95"),
+    ("req%", "required_satisfied_pct"),
+    ("wait50", "delay_p50_s"),
+    ("wait95", "delay_p95_s"),
+    ("occ%", "occupancy_pct"),
+    ("whole", "whole_free_domains"),
+)
+
+
+def scenarios() -> list[Scenario]:
+    return [
+        lingjun(TRACES / "lingjun" / "topo.csv"),
+        gb200(blocks=4),
+        kueue_tas(),
+        tiresias(TRACES / "tiresias" / "n256g8.csv"),
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="2 hours, one seed")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--hours", type=float, default=24.0)
+    args = parser.parse_args()
+    hours, seeds = (2.0, 1) if args.smoke else (args.hours, args.seeds)
+    if not TRACES.exists():
+        print(f"{TRACES} is not available", file=sys.stderr)
+        return 1
+    policies, note = gang_policies()
+    print(f"policies: {', '.join(policies)} ({note})")
+    rows: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for scenario in scenarios():
+        print(scenario.describe())
+        print("  " + describe(JobMix(load=LOADS[0], hours=hours), scenario))
+        for load in LOADS:
+            mix = JobMix(load=load, hours=hours)
+            for seed in range(1, seeds + 1):
+                jobs = synthetic_jobs(scenario, mix, seed)
+                for name in policies:
+                    policy = make_gang_policy(
+                        name, seed=seed, weights=scenario.weights, registry=policies
+                    )
+                    run = simulate_gangs(scenario, policy, jobs, hours=hours, verify=True)
+                    row = run_row(run, seed=seed, load=load, level=scenario.topology.levels[-1])
+                    rows.append({**row, "policy": name})
+    print(f"{len(rows)} runs in {time.perf_counter() - started:.0f} s\n")
+    show(summarise(rows))
+    write(rows, "placement_gangs" + ("-smoke" if args.smoke else ""))
+    return 0
+
+
+def show(summary: list[dict[str, Any]]) -> None:
+    by_case: dict[tuple[str, float], list[dict[str, Any]]] = {}
+    for entry in summary:
+        by_case.setdefault((entry["scenario"], entry["load"]), []).append(entry)
+    header = (
+        f"{'policy':<18}"
+        + "".join(f"{label:>8}" for label, _ in SHOWN)
+        + f"{'cost/best other':>16}"
+    )
+    for (scenario, load), entries in by_case.items():
+        print(f"{scenario} at load {load:g} ({entries[0]['runs']} seeds)")
+        print(header)
+        for entry in entries:
+            others = [
+                e["cost_mean"] for e in entries if e is not entry and e["cost_mean"] is not None
+            ]
+            ratio = (
+                f"{entry['cost_mean'] / min(others):16.2f}"
+                if others and entry["cost_mean"] is not None and min(others) > 0
+                else f"{'-':>16}"
+            )
+            cells = "".join(_cell(entry[key]) for _, key in SHOWN)
+            print(f"{entry['policy']:<18}{cells}{ratio}")
+        print()
+
+
+def _cell(value: float | None) -> str:
+    return f"{'-':>8}" if value is None else f"{value:8.2f}"
+
+
+def write(rows: list[dict[str, Any]], stem: str) -> None:
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{stem}-{datetime.date.today().isoformat()}.csv"
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, restval="", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: "" if v is None else v for k, v in row.items()} for row in rows)
+    print(f"rows: {path.relative_to(RESULTS.parent.parent)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
