@@ -28,6 +28,9 @@ LWS = "lws-leaderworkerset/kueue-sample-leaderworkerset-tas-gpu.yaml"
 
 @pytest.fixture(autouse=True)
 def first_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The cases below are worked out by hand for the simple first-fit stand-in alone.
+    for name in list(GANG_POLICIES):
+        monkeypatch.delitem(GANG_POLICIES, name)
     monkeypatch.setitem(GANG_POLICIES, "first-fit", FirstFit)
 
 

@@ -14,6 +14,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from wlmap.placement.topology.baselines import BASELINES
+from wlmap.placement.topology.objective import make_wlmap_gang_policy
 from wlmap.placement.topology.policy import GangPolicy
 from wlmap.placement.topology.quality import TierWeights
 
@@ -26,9 +28,6 @@ def _gather() -> dict[str, GangPolicyFactory]:
     policies: dict[str, GangPolicyFactory] = {}
     # The policy families join here, baselines first, then wlmap's own (its factory reads
     # the default objective when given none).
-    from wlmap.placement.topology.baselines import BASELINES
-    from wlmap.placement.topology.objective import make_wlmap_gang_policy
-
     policies.update(BASELINES)
     policies["wlmap"] = make_wlmap_gang_policy
     return policies
