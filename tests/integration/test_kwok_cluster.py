@@ -8,9 +8,6 @@ placed by the scheduler and run by KWOK.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 
 from tests.integration.conftest import terminal
@@ -22,60 +19,11 @@ from tests.integration.fakenodes import (
     KwokCluster,
     is_ready,
 )
-from tests.integration.kube import Kube, wait_for
+from tests.integration.kube import wait_for
+from tests.integration.kwokpods import placement, pod_template, running
 
 SCALE = 200  # fake nodes the fixture registers at least, to show the harness at size
 GANG = 4
-
-
-def pod_template(
-    selector: dict[str, str], gpus: int, labels: dict[str, str], restart: str = "Always"
-) -> dict[str, Any]:
-    return {
-        "metadata": {"labels": labels},
-        "spec": {
-            "restartPolicy": restart,
-            "nodeSelector": selector,
-            "containers": [
-                {
-                    "name": "train",
-                    "image": "registry.test/train:1",
-                    "resources": {"limits": {GPU: str(gpus)}},
-                }
-            ],
-        },
-    }
-
-
-def owned_pods(kube: Kube, namespace: str, owner: dict[str, Any]) -> list[dict[str, Any]]:
-    uid = owner["metadata"]["uid"]
-    return [
-        pod
-        for pod in kube.list("v1", "Pod", namespace)
-        if any(ref.get("uid") == uid for ref in pod["metadata"].get("ownerReferences") or ())
-    ]
-
-
-def running(
-    kube: Kube, namespace: str, owner: dict[str, Any], count: int
-) -> Callable[[], list[dict[str, Any]]]:
-    """A check: the owner's pods once there are ``count`` of them, all Running."""
-
-    def check() -> list[dict[str, Any]]:
-        pods = owned_pods(kube, namespace, owner)
-        phases = [pod.get("status", {}).get("phase") for pod in pods]
-        return pods if len(pods) == count and phases == ["Running"] * count else []
-
-    return check
-
-
-def placement(kwok: KwokCluster, pods: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
-    """Each pod's node's labels, by pod name."""
-    nodes = kwok.nodes()
-    return {
-        pod["metadata"]["name"]: nodes[pod["spec"]["nodeName"]]["metadata"]["labels"]
-        for pod in pods
-    }
 
 
 def test_a_jobs_pods_are_bound_inside_the_selected_rack_run_and_go_with_the_job(
