@@ -14,6 +14,7 @@ from tests.integration import grove as grove_crds
 from tests.integration.clusterparts import PARTS, PARTS_SCRIPT, ClusterParts
 from tests.integration.fakenodes import KwokCluster, Topology, register
 from tests.integration.kube import Kube
+from tests.integration.kueue import KUEUE_SCRIPT, Kueue
 from tests.integration.operator_process import OperatorProcess
 from tests.integration.testcluster import BuildUnavailable, TestCluster, build_binaries, remove
 from tests.integration.wlmapcli import Wlmap, fixed_terminal
@@ -153,3 +154,24 @@ def kwok_cluster(
 def kwok_namespace(kwok_cluster: KwokCluster, request: pytest.FixtureRequest) -> str:
     name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:50].strip("-")
     return kwok_cluster.kube.namespace(name)
+
+
+@pytest.fixture(scope="session")
+def kueue(kwok_cluster: KwokCluster, pytestconfig: pytest.Config) -> Iterator[Kueue]:
+    """Kueue's controller manager on the KWOK cluster (batch Jobs only), its CRDs and
+    webhooks installed."""
+    say = terminal(pytestconfig) or print
+    try:
+        binaries = build_binaries(progress=say, script=KUEUE_SCRIPT, what="kueue")
+    except BuildUnavailable as missing_go:
+        pytest.skip(str(missing_go))
+    manager = Kueue(binaries, kwok_cluster.cluster, kwok_cluster.kube)
+    try:
+        started = time.monotonic()
+        manager.start()
+        say(
+            f"kueue: CRDs, webhooks and controller manager ready in {time.monotonic() - started:.1f} s"
+        )
+        yield manager
+    finally:
+        manager.stop()
