@@ -1,7 +1,8 @@
-"""scripts/build-cluster-parts.sh: what it builds and copies, reuse, and missing Go.
+"""scripts/build-cluster-parts.sh and build-kueue.sh: what they build and copy, reuse,
+and missing Go.
 
 The fake ``go`` of test_build_script.py stands in for the toolchain; its ``list -m`` names
-a folder laid out as KWOK's module is, with one stage file per default stage.
+a folder laid out as KWOK's and Kueue's modules are, with the files the scripts copy.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.clusterparts import PARTS, PARTS_SCRIPT, STAGES
+from tests.integration.kueue import KUEUE_SCRIPT
 from tests.integration.test_build_script import FAKE_GO, SAFETY
 from tests.integration.testcluster import MISSING_GO, BuildUnavailable, build_binaries
 
@@ -30,6 +32,16 @@ MODULE_STAGES = {
     "pod-delete": "pod/fast",
 }
 
+# Kueue's module: CRDs, a conversion patch for each of five CRDs (and one for a CRD its
+# install leaves without), the webhook configurations
+CONVERTED = ("localqueues", "clusterqueues", "cohorts", "workloads", "multikueueclusters")
+KUEUE_FILES = (
+    "crd/bases/kueue.x-k8s.io_workloads.yaml",
+    "crd/bases/kueue.x-k8s.io_topologies.yaml",
+    *(f"crd/patches/webhook_in_{crd}.yaml" for crd in (*CONVERTED, "resourceflavors")),
+    "webhook/manifests.yaml",
+)
+
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
@@ -42,6 +54,9 @@ def env(tmp_path: Path) -> dict[str, str]:
     for stage, folder in MODULE_STAGES.items():
         (module / "kustomize" / "stage" / folder).mkdir(parents=True, exist_ok=True)
         (module / "kustomize" / "stage" / folder / f"{stage}.yaml").write_text(f"# {stage}\n")
+    for file in KUEUE_FILES:
+        (module / "config" / "components" / file).parent.mkdir(parents=True, exist_ok=True)
+        (module / "config" / "components" / file).write_text(f"# {file}\n")
     (tmp_path / "release").touch()  # no build waits
     versions = ("KUBERNETES_VERSION", "KWOK_VERSION")
     return {
@@ -55,9 +70,9 @@ def env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def run(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run(env: dict[str, str], script: Path = PARTS_SCRIPT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", str(PARTS_SCRIPT)],
+        ["bash", str(script)],
         env=env,
         capture_output=True,
         text=True,
@@ -93,6 +108,27 @@ def test_the_parts_and_kwoks_stages_are_built_once_then_reused(
     assert any(line.endswith("kwok: compiling: done in 0 s") for line in progress)
     (tmp_path / "go-calls").unlink()
     again = run(env)
+    assert (again.returncode, again.stdout, again.stderr) == (0, f"{out}\n", "")
+    assert not (tmp_path / "go-calls").exists()
+
+
+def test_kueue_and_its_crds_and_webhooks_are_built_once_then_reused(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "testbin" / "kueue-v0.17.0"
+    done = run(env, KUEUE_SCRIPT)
+    assert (done.returncode, done.stdout) == (0, f"{out}\n"), done.stderr
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == sorted(
+        [
+            "kueue",
+            "config/crd/kueue.x-k8s.io_topologies.yaml",
+            "config/crd/kueue.x-k8s.io_workloads.yaml",
+            *(f"config/crd-patches/webhook_in_{crd}.yaml" for crd in CONVERTED),
+            "config/webhook/manifests.yaml",
+        ]
+    )
+    (tmp_path / "go-calls").unlink()
+    again = run(env, KUEUE_SCRIPT)
     assert (again.returncode, again.stdout, again.stderr) == (0, f"{out}\n", "")
     assert not (tmp_path / "go-calls").exists()
 
