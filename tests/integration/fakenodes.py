@@ -72,7 +72,7 @@ class KwokCluster:
     cluster: TestCluster
     kube: Kube
     topology: Topology
-    ready_seconds: float  # from the first node created to the last one Ready
+    ready_seconds: float  # from the first node created to the last one Ready and untainted
 
     def nodes(self) -> dict[str, dict[str, Any]]:
         """The fake nodes by name."""

@@ -171,7 +171,7 @@ class Kueue:
         """Copy the certificate's Secret into the certificate folder, as a kubelet would
         mount it, until stopped (the Secret may be rewritten once after its creation)."""
         written: dict[str, str] = {}
-        while not self._stop.wait(0.5):
+        while not self._stop.wait(5.0 if written else 0.5):
             try:
                 secret = self.kube.get("v1", "Secret", NAMESPACE, SECRET)
             except (AssertionError, httpx.HTTPError):

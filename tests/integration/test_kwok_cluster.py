@@ -88,10 +88,15 @@ def test_hundreds_of_fake_gpu_nodes_are_registered_and_ready(
     nodes = kwok_cluster.nodes()
     assert len(nodes) == kwok_cluster.topology.size >= SCALE
     assert all(is_ready(node) for node in nodes.values())
+    assert not [name for name, node in nodes.items() if node["spec"].get("taints")]
     gpus = {node["status"]["allocatable"].get(GPU) for node in nodes.values()}
     assert gpus == {str(kwok_cluster.topology.gpus)}
-    racks = {node["metadata"]["labels"][RACK_LABEL] for node in nodes.values()}
+    racks = {
+        (node["metadata"]["labels"][BLOCK_LABEL], node["metadata"]["labels"][RACK_LABEL])
+        for node in nodes.values()
+    }
     assert len(racks) == kwok_cluster.topology.blocks * kwok_cluster.topology.racks
+    assert all(rack.startswith(f"{block}-") for block, rack in racks)  # a rack is in one block
     (terminal(pytestconfig) or print)(
         f"{len(nodes)} KWOK nodes registered and Ready in {kwok_cluster.ready_seconds:.1f} s"
     )
