@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -10,7 +11,10 @@ import pytest
 
 from tests.corpus import corpus_path
 from tests.integration import grove as grove_crds
+from tests.integration.clusterparts import PARTS, PARTS_SCRIPT, ClusterParts
+from tests.integration.fakenodes import KwokCluster, Topology, register
 from tests.integration.kube import Kube
+from tests.integration.kueue import KUEUE_SCRIPT, Kueue
 from tests.integration.operator_process import OperatorProcess
 from tests.integration.testcluster import BuildUnavailable, TestCluster, build_binaries, remove
 from tests.integration.wlmapcli import Wlmap, fixed_terminal
@@ -109,3 +113,65 @@ def grove(kube: Kube, tmp_path: Path) -> Iterator[None]:
         yield
     finally:
         kube.remove_crds(names)
+
+
+@pytest.fixture(scope="session")
+def kwok_cluster(
+    tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config
+) -> Iterator[KwokCluster]:
+    """A cluster apart from ``cluster``'s, where kube-controller-manager, kube-scheduler and
+    KWOK run, with fake GPU nodes in a block/rack/host topology, all Ready. How long the
+    start and the nodes took is written to the terminal."""
+    say = terminal(pytestconfig) or print
+    try:
+        apiserver = build_binaries(progress=say)
+        parts = build_binaries(progress=say, script=PARTS_SCRIPT, what=PARTS)
+    except BuildUnavailable as missing_go:
+        pytest.skip(str(missing_go))
+    folder = tmp_path_factory.mktemp("kwok-cluster")
+    server = TestCluster(apiserver, folder)
+    components = ClusterParts(parts, server)
+    try:
+        started = time.monotonic()
+        server.start()
+        components.start()
+        up = time.monotonic() - started
+        with server.client() as client:
+            kube, topology = Kube(client), Topology()
+            ready = register(kube, topology)
+            say(
+                f"kwok cluster: API server, controller manager, scheduler and KWOK up in "
+                f"{up:.1f} s; {topology.size} KWOK nodes registered and Ready in {ready:.1f} s"
+            )
+            yield KwokCluster(server, kube, topology, ready)
+    finally:
+        components.stop()
+        server.stop()
+        remove(folder / "etcd")
+
+
+@pytest.fixture
+def kwok_namespace(kwok_cluster: KwokCluster, request: pytest.FixtureRequest) -> str:
+    name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:50].strip("-")
+    return kwok_cluster.kube.namespace(name)
+
+
+@pytest.fixture(scope="session")
+def kueue(kwok_cluster: KwokCluster, pytestconfig: pytest.Config) -> Iterator[Kueue]:
+    """Kueue's controller manager on the KWOK cluster (batch Jobs only), its CRDs and
+    webhooks installed."""
+    say = terminal(pytestconfig) or print
+    try:
+        binaries = build_binaries(progress=say, script=KUEUE_SCRIPT, what="kueue")
+    except BuildUnavailable as missing_go:
+        pytest.skip(str(missing_go))
+    manager = Kueue(binaries, kwok_cluster.cluster, kwok_cluster.kube)
+    try:
+        started = time.monotonic()
+        manager.start()
+        say(
+            f"kueue: CRDs, webhooks and controller manager ready in {time.monotonic() - started:.1f} s"
+        )
+        yield manager
+    finally:
+        manager.stop()

@@ -35,11 +35,13 @@ FOLDER = "kubernetes-v1.36.3-etcd-v3.6.16"  # the script's default versions
 SAFETY = 60.0  # seconds before a wait is reported as stuck (a failure, not a measurement)
 
 FAKE_GO = """#!/usr/bin/env bash
-# records each call; `mod download -json` names an empty go.mod; `build -o X` waits until
-# the release file exists, then writes X (or fails when FAKE_GO_FAIL is set)
+# records each call; `mod download -json` names an empty go.mod; `list -m` names the
+# module folder FAKE_GO_MODULE_DIR; `build -o X` waits until the release file exists, then
+# writes X (or fails when FAKE_GO_FAIL is set)
 echo "$*" >> "$FAKE_GO_CALLS"
 case "$1 $2" in
     "mod download") echo "  \\"GoMod\\": \\"$FAKE_GO_MOD\\"," ;;
+    "list -m") echo "${FAKE_GO_MODULE_DIR:-}" ;;
 esac
 if [[ "$1" == build && -n "${FAKE_GO_FAIL:-}" ]]; then
     echo "fake compile error" >&2

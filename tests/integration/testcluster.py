@@ -3,7 +3,7 @@
 The server authenticates static bearer tokens: ``admin`` (system:masters) and ``viewer``
 (no permissions of its own, for forbidden-list tests), and authorizes with RBAC. No
 controller manager or scheduler runs: tests create what operators would (pods, status)
-themselves.
+themselves. (clusterparts.py adds them, and KWOK's fake nodes, to a cluster of its own.)
 """
 
 from __future__ import annotations
@@ -37,12 +37,19 @@ class BuildUnavailable(RuntimeError):
     """The binaries are not built and cannot be: the go command is missing."""
 
 
-def build_binaries(progress: Callable[[str], None] | None = None) -> Path:
-    """The folder holding kube-apiserver and etcd, built on first use.
+def build_binaries(
+    progress: Callable[[str], None] | None = None,
+    script: Path = BUILD_SCRIPT,
+    what: str = "kube-apiserver and etcd",
+) -> Path:
+    """The folder holding kube-apiserver and etcd (or what ``script`` builds), built on
+    first use.
 
     Args:
         progress: called with each of the script's progress lines while it builds (or waits
             for another run's build); they go to stderr when not given.
+        script: a build script of scripts/ (they share their options and exit statuses).
+        what: what the script builds, for the message when Go is missing.
 
     Raises:
         BuildUnavailable: the go command is needed and missing.
@@ -51,22 +58,22 @@ def build_binaries(progress: Callable[[str], None] | None = None) -> Path:
     say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
     tail: deque[str] = deque(maxlen=40)
     with subprocess.Popen(
-        ["bash", str(BUILD_SCRIPT)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    ) as script:
-        assert script.stdout is not None and script.stderr is not None
-        for line in script.stderr:  # the script's progress, as it happens
+        ["bash", str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as run:
+        assert run.stdout is not None and run.stderr is not None
+        for line in run.stderr:  # the script's progress, as it happens
             tail.append(line.rstrip("\n"))
-            if line.startswith("build-apiserver:"):
+            if line.startswith(f"{script.stem}:"):
                 say(line.rstrip("\n"))
-        out = script.stdout.read()
-    if script.returncode == MISSING_GO:
+        out = run.stdout.read()
+    if run.returncode == MISSING_GO:
         raise BuildUnavailable(
-            "the integration tests need Go to build kube-apiserver and etcd once "
-            f"(scripts/{BUILD_SCRIPT.name}), and the go command is not on PATH"
+            f"the integration tests need Go to build {what} once "
+            f"(scripts/{script.name}), and the go command is not on PATH"
         )
-    if script.returncode != 0:
+    if run.returncode != 0:
         raise RuntimeError(
-            f"{BUILD_SCRIPT.name} failed with exit status {script.returncode}:\n" + "\n".join(tail)
+            f"{script.name} failed with exit status {run.returncode}:\n" + "\n".join(tail)
         )
     return Path(out.strip().splitlines()[-1])
 
@@ -109,7 +116,7 @@ class TestCluster:
     def stop(self) -> None:
         self.stop_apiserver()
         if self._etcd is not None:
-            _terminate(self._etcd)
+            terminate(self._etcd)
             self._etcd = None
 
     def start_apiserver(self) -> None:
@@ -141,7 +148,7 @@ class TestCluster:
 
     def stop_apiserver(self) -> None:
         if self._apiserver is not None:
-            _terminate(self._apiserver)
+            terminate(self._apiserver)
             self._apiserver = None
 
     def client(self, token: str = ADMIN_TOKEN) -> httpx.Client:
@@ -191,7 +198,7 @@ class TestCluster:
         )
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
-            _check_alive(self._etcd, self.folder / "etcd.log")
+            check_alive(self._etcd, self.folder / "etcd.log")
             try:
                 if httpx.get(f"{client}/health", timeout=2).status_code == 200:
                     return
@@ -203,7 +210,7 @@ class TestCluster:
     def _wait(self, path: str, process: subprocess.Popen[bytes]) -> None:
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
-            _check_alive(process, self.folder / "apiserver.log")
+            check_alive(process, self.folder / "apiserver.log")
             try:
                 with httpx.Client(
                     base_url=self.url,
@@ -239,13 +246,13 @@ class TestCluster:
         self.kubeconfig.write_text(yaml.safe_dump(config))
 
 
-def _check_alive(process: subprocess.Popen[bytes], log: Path) -> None:
+def check_alive(process: subprocess.Popen[bytes], log: Path) -> None:
     if process.poll() is not None:
         tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
         raise RuntimeError(f"{log.stem} exited with {process.returncode}:\n{tail}")
 
 
-def _terminate(process: subprocess.Popen[bytes]) -> None:
+def terminate(process: subprocess.Popen[bytes]) -> None:
     process.send_signal(signal.SIGTERM)
     try:
         process.wait(timeout=20)
@@ -265,5 +272,8 @@ __all__ = [
     "BuildUnavailable",
     "TestCluster",
     "build_binaries",
+    "check_alive",
+    "free_port",
     "remove",
+    "terminate",
 ]
