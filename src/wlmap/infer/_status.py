@@ -17,6 +17,7 @@ from typing import Any
 from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength, unmapped
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
+from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
 from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, classify
@@ -72,8 +73,9 @@ def plan_status(
     status: Node | None,
     samples: Sequence[Mapping[str, Any]],
     suspend_path: str | None,
+    spec: Node | None = None,
 ) -> StatusPlan:
-    """Conditions, phase and state mappings from the ``.status`` schema and samples."""
+    """Conditions, phase, readiness counts and state mappings from the schema and samples."""
     plan = StatusPlan()
     if status is None:
         status = Node(("status",), {"x-kubernetes-preserve-unknown-fields": True})
@@ -88,6 +90,17 @@ def plan_status(
         plan.phase_path, mappings, evidence = plan_phase(phase[0], phase[1], suspend_path)
         plan.mappings.update(mappings)
         plan.evidence += evidence
+    readiness = find_readiness(status, spec)
+    if readiness is not None:
+        others = []
+        if conditions is not None and by_state:
+            mapped = [t for types in by_state.values() for t in types]
+            others.append(_any(jq_path(conditions.path, optional=False), mapped, "type", "status"))
+        if plan.phase_path is not None:
+            others.append(f'({plan.phase_path} // "") != ""')
+        for state, test in readiness_matchers(readiness, others, suspend_path).items():
+            plan.mappings.setdefault(state, []).append(by_expression(test))
+        plan.evidence.append(readiness.evidence)
     if suspend_path is not None and GenericStatus.SUSPENDED not in plan.mappings:
         plan.mappings[GenericStatus.SUSPENDED] = [
             {"byExpression": {"expression": f"{suspend_path} == true", "expectedResult": "true"}}

@@ -103,3 +103,16 @@ def test_listed_phase_values_beside_a_suspend_field() -> None:
     assert _phases(draft, asked, {"phase": "Running"}) == ["Suspending"]
     assert _phases(draft, asked, {"phase": "Failed"}) == ["Failed"]
     assert _phases(draft, {"template": template()}, {"phase": "Pending"}) == ["Initializing"]
+
+
+def test_ready_counts_fill_in_where_no_condition_holds() -> None:
+    counts = {"replicas": {"type": "integer"}, "availableReplicas": {"type": "integer"}}
+    status = {"type": "object", "properties": {**counts, "conditions": CONDITIONS}}
+    sample = obj({"template": template()}, {"conditions": [{"type": "Failed", "status": "True"}]})
+    draft = infer(crd(_SPEC, status), samples=[sample])
+    spec = {"template": template()}
+    assert _phases(draft, spec, {"replicas": 2, "availableReplicas": 2}) == ["Running"]
+    assert _phases(draft, spec, {"replicas": 2, "availableReplicas": 1}) == ["Initializing"]
+    failed = {"replicas": 2, "availableReplicas": 2, **sample["status"]}
+    assert _phases(draft, spec, failed) == ["Failed"]
+    assert "running/initializing" in {e.subject for e in draft.review}
