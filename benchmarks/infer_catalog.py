@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 from _jq_reads import LITERAL as _LITERAL
+from _jq_reads import PATH as _PATH
 from _jq_reads import norm as _norm
 
 from wlmap.catalog import builtin_registry
@@ -68,25 +69,46 @@ class Score:
 
 
 def _literals(text: str) -> set[str]:
-    words = {w.lower() for w in _LITERAL.findall(text)}
+    # "True"/"False" are a condition's status, not the native value a state is mapped from.
+    words = {w.lower() for w in _LITERAL.findall(text)} - {"true", "false"}
     if "suspend" in text and "== true" in text:
         words.add("<suspend field>")
     return words
 
 
+def _status_reads(text: str) -> set[str]:
+    """The ``.status`` fields an expression reads, as words of their own: a state computed
+    from counts (``.status.readyReplicas``) is mapped from those fields. Conditions lists
+    and phase fields are left out: there the literal compared with them is the value."""
+    paths = {p.replace("?", "") for p in _PATH.findall(text) if p.startswith(".status.")}
+    return {
+        f"<{p}>"
+        for p in paths
+        if "conditions" not in p and not any(_LITERAL.search(rest) for rest in _after(text, p))
+    }
+
+
+def _after(text: str, path: str) -> list[str]:
+    """What follows each read of ``path`` up to the next read: ``== "Running"`` after a
+    phase field shows the field is compared with a value."""
+    return [part[:40] for part in text.replace("?", "").split(path)[1:]]
+
+
 def _catalog_words(expression: str) -> set[str]:
-    """Every string literal of a catalog expression (and whether it reads a suspend field)."""
-    return _literals(expression)
+    """Every string literal of a catalog expression, whether it reads a suspend field,
+    and the ``.status`` counts it reads."""
+    return _literals(expression) | _status_reads(expression)
 
 
 def _draft_words(expression: str) -> set[str]:
-    """The part of a drafted expression that must hold: the first any(...), before the
-    exclusions; a test() reads its regex alternatives."""
-    text = expression.split(" and (any(", maxsplit=1)[0]
+    """The part of a drafted expression that must hold: before the exclusions (``and
+    (any(...) | not)``, ``and ((...) | not)``), whose values the state is not mapped
+    from; a test() reads its regex alternatives."""
+    text = expression.split(" and (any(", maxsplit=1)[0].split(" and ((", maxsplit=1)[0]
     if "test(" in text:
         alternatives = set(re.findall(r"[a-z]+", text.split("test(")[1]))
-        return alternatives | (_literals(text) & {"<suspend field>"})
-    return _literals(text)
+        return alternatives | (_literals(text) & {"<suspend field>"}) | _status_reads(text)
+    return _literals(text) | _status_reads(text)
 
 
 def _state_literals(
@@ -183,8 +205,14 @@ def compare(catalog: Definition, draft: Definition, schema: Node, registry: Regi
             ids.add(bool(want & id_reads), f"{comp.name} {_short(comp.instance_id_path)}")
     theirs = _state_literals(catalog, _catalog_words)
     drafted_states = _state_literals(draft, _draft_words)
+    # A phase field read without a literal (a regex test) names no value: not a match.
+    phases = {
+        f"<{d.root.status_definition.phase_definition.path}>"
+        for d in (catalog, draft)
+        if d.root.status_definition and d.root.status_definition.phase_definition
+    }
     for state, words in theirs.items():
-        states.add(bool(words & drafted_states.get(state, set())), state)
+        states.add(bool((words - phases) & drafted_states.get(state, set())), state)
     passed = _cases(catalog.name, draft, registry)
     return Row(catalog.name, tpl, rep, ids, states, passed)
 
