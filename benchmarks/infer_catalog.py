@@ -289,12 +289,13 @@ def report(mode: str, only: str = "") -> None:
     head = f"{'definition':52} {'templ':>6} {'repl':>6} {'ids':>6} {'states':>7} {'tests':>7}"
     print(head)
     totals = [Score(), Score(), Score(), Score()]
-    kinds_passing = kinds_with_cases = 0
+    kinds_passing = kinds_with_cases = cases_passed = cases_run = 0
     misses: list[str] = []
     for row in rows(mode, only):
         passed, total = row.cases
         kinds_with_cases += total > 0
         kinds_passing += total > 0 and passed == total
+        cases_passed, cases_run = cases_passed + passed, cases_run + total
         print(
             f"{row.slug:52} {row.templates.text():>6} {row.replicas.text():>6} {row.ids.text():>6}"
             f" {row.states.text():>7} {f'{passed}/{total}':>7} {row.note}"
@@ -319,6 +320,8 @@ def report(mode: str, only: str = "") -> None:
     print(
         f"TOTAL {'kinds passing all test cases':28} {kinds_passing:3}/{kinds_with_cases:<3} {pct:5.1f} %"
     )
+    pct = 100 * cases_passed / cases_run if cases_run else 0.0
+    print(f"TOTAL {'test cases passing':28} {cases_passed:3}/{cases_run:<3} {pct:5.1f} %")
     print("misses:")
     print("\n".join(misses))
 
