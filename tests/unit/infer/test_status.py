@@ -116,3 +116,24 @@ def test_ready_counts_fill_in_where_no_condition_holds() -> None:
     failed = {"replicas": 2, "availableReplicas": 2, **sample["status"]}
     assert _phases(draft, spec, failed) == ["Failed"]
     assert "running/initializing" in {e.subject for e in draft.review}
+
+
+def test_each_roles_ready_count_against_its_replicas() -> None:
+    role = {
+        "type": "object",
+        "properties": {
+            "name": _STRING,
+            "replicas": {"type": "integer"},
+            "template": POD_TEMPLATE,
+        },
+    }
+    seen = {"type": "object", "properties": {"name": _STRING, "ready": {"type": "integer"}}}
+    spec = {"type": "object", "properties": {"roles": {"type": "array", "items": role}}}
+    status = {"type": "object", "properties": {"rolesStatus": {"type": "array", "items": seen}}}
+    draft = infer(crd(spec, status))
+    roles = {"roles": [{"name": "a", "replicas": 2, "template": template()}, {"name": "b"}]}
+    both = {"rolesStatus": [{"name": "a", "ready": 2}, {"name": "b", "ready": 1}]}
+    short = {"rolesStatus": [{"name": "a", "ready": 1}, {"name": "b", "ready": 1}]}
+    assert _phases(draft, roles, both) == ["Running"]
+    assert _phases(draft, roles, short) == ["Initializing"]
+    assert _phases(draft, roles, {"rolesStatus": [{"name": "a", "ready": 2}]}) == ["Initializing"]
