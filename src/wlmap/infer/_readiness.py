@@ -65,9 +65,11 @@ def readiness_matchers(
     """jq per state: all wanted ready is Running, fewer is Initializing.
 
     ``others`` are jq tests of the signals already mapped; the counts apply only where
-    none of them holds.
+    none of them holds, and only once the status has been written.
     """
-    guard = ""
+    # No status at all: the controller has not reported yet, which the counts cannot tell
+    # from "none ready".
+    guard = " and ((.status // {}) | length) > 0"
     if others:
         guard += f" and (({' or '.join(others)}) | not)"
     if suspend is not None:

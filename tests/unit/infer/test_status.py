@@ -137,3 +137,15 @@ def test_each_roles_ready_count_against_its_replicas() -> None:
     assert _phases(draft, roles, both) == ["Running"]
     assert _phases(draft, roles, short) == ["Initializing"]
     assert _phases(draft, roles, {"rolesStatus": [{"name": "a", "ready": 2}]}) == ["Initializing"]
+
+
+def test_counts_say_nothing_before_the_status_is_written() -> None:
+    counts = {"replicas": {"type": "integer"}, "readyReplicas": {"type": "integer"}}
+    spec = {
+        "type": "object",
+        "properties": {"replicas": {"type": "integer"}, "template": POD_TEMPLATE},
+    }
+    draft = infer(crd(spec, {"type": "object", "properties": counts}))
+    workload = {"replicas": 2, "template": template()}
+    assert _phases(draft, workload, {}) == ["Undefined"]
+    assert _phases(draft, workload, {"replicas": 2}) == ["Initializing"]
