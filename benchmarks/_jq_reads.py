@@ -12,7 +12,7 @@ import re
 
 from wlmap.infer._schema import Node
 
-_PATH = re.compile(r'(?<![\w$\]"])\.[A-Za-z_]\w*(?:\[\]\??|\??\.[A-Za-z_]\w*|\["[^"]*"\])*')
+PATH = re.compile(r'(?<![\w$\]"])\.[A-Za-z_]\w*(?:\[\]\??|\??\.[A-Za-z_]\w*|\["[^"]*"\])*')
 LITERAL = re.compile(r'"([A-Za-z][\w-]*)"')
 
 
@@ -82,13 +82,13 @@ def reads(expr: str | None, prefix: str = "") -> set[str]:
             found |= reads(part, prefix)
             continue
         options = [_unwrap(o) for o in part.split(" // ")]
-        paths = [o for o in options if _PATH.fullmatch(o)]
+        paths = [o for o in options if PATH.fullmatch(o)]
         if paths and len(paths) == len([o for o in options if not _literal(o)]):
             if last or len(paths) > 1:
                 found.update(prefix + o for o in paths)
             prefix = prefix + paths[0]
             continue
-        found.update(prefix + t for t in _PATH.findall(part))
+        found.update(prefix + t for t in PATH.findall(part))
     return {
         p.replace("?", "").replace("[].value.", "[].")
         for p in found

@@ -41,3 +41,8 @@ class Evidence:
     def line(self) -> str:
         """One line for ``--explain``."""
         return f"{self.subject}: {self.choice}  [{self.strength}] {self.source}: {self.reason}"
+
+
+def unmapped(what: str, where: str) -> Evidence:
+    """Evidence for a native value no vocabulary word maps to a shared state."""
+    return Evidence(what, "unmapped", where, "no vocabulary word", Strength.GUESS)

@@ -57,6 +57,11 @@ def infer_selectors(
         mine = [p for p in pods if _owned(p, sample)]
         if mine:
             _from_pods(components, sample, mine, facts)
+    pod_components = [c for c in components if c.kind is not None and c.kind[2] == "Pod"]
+    if len(pod_components) > 1:
+        for comp in pod_components:
+            if "componentTypeSelector" not in comp.selector:
+                _guess_type(comp)
     for comp in components:
         if comp.instance_id_path and "componentInstanceSelector" not in comp.selector:
             # Pods must name their instance; which label does is not in the schema.
@@ -72,6 +77,30 @@ def infer_selectors(
                 )
             )
     return facts
+
+
+def _guess_type(comp: Component) -> None:
+    """Without pods to show it, a pod plays the role some label of it names.
+
+    Controllers label the pods of each role with the role's name (a ``role``,
+    ``replica-type`` or ``node-type`` label); which label is not in the schema, so any
+    label whose value is the role's name or map key selects the pod.
+    """
+    names = sorted({comp.name.lower()} | ({comp.role_key.lower()} if comp.role_key else set()))
+    test = " or ".join(f'. == "{n}"' for n in names)
+    comp.selector["componentTypeSelector"] = {
+        "keyPath": f".metadata.labels // {{}} | any(.[]; ascii_downcase | {test})",
+        "value": "true",
+    }
+    comp.evidence.append(
+        Evidence(
+            "podSelector type",
+            f"a label valued {' or '.join(names)}",
+            "none",
+            "no pods were given to show the label naming the role",
+            Strength.GUESS,
+        )
+    )
 
 
 def _resembles(value: str, comp: Component) -> bool:

@@ -10,18 +10,17 @@ one state.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from wlmap.definitions.status import GenericStatus
-from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._evidence import Evidence, Strength, unmapped
+from wlmap.infer._phase import by_expression, find_phase, plan_phase
+from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
-from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, VOCABULARY, classify
-
-_PHASE_NAME = re.compile(r"^(phase|state|status)$|(Phase|State|Status)$")
+from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, classify
 
 
 @dataclass
@@ -44,22 +43,23 @@ def _conditions(status: Node) -> Node | None:
     return None
 
 
-def _phase(status: Node, samples: Sequence[Mapping[str, Any]]) -> tuple[Node, list[str]] | None:
-    best: tuple[int, Node, list[str]] | None = None
-    for node in walk(status):
-        if len(node.path) > 4 or ITEMS in node.path or "{}" in node.path or node.type != "string":
-            continue
-        enum = [str(v) for v in node.schema.get("enum") or ()]
-        seen = [str(v) for s in samples for v in values_at(s, node.path) if isinstance(v, str)]
-        values = list(dict.fromkeys([*enum, *seen]))
-        named = bool(_PHASE_NAME.search(node.path[-1]))
-        mapped = sum(classify(v) is not None for v in values)
-        if not named and mapped < 2:
-            continue
-        score = mapped * 2 + (3 if named else 0) - len(node.path)
-        if best is None or score > best[0]:
-            best = (score, node, values)
-    return (best[1], best[2]) if best is not None else None
+def _phase_first(conditions: Node, phase: Node, samples: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the phase field speaks for the object rather than its conditions list.
+
+    Conditions below a sub-object of ``.status`` (``.status.clusterStatus.conditions``,
+    ``.status.parts[].conditions``) are another object's, copied in: a phase field
+    nearer to ``.status`` is the object's own. Own conditions whose types neither the
+    schema nor a sample lists give way to a field named plainly ``phase`` or ``state``,
+    whose values the vocabulary reads directly.
+    """
+    if len(conditions.path) > 2:
+        return len(phase.path) < len(conditions.path)
+    item = conditions.items
+    type_node = item.child("type") if item is not None else None
+    listed = bool(type_node is not None and type_node.schema.get("enum")) or any(
+        next(values_at(s, (*conditions.path, ITEMS, "type")), None) is not None for s in samples
+    )
+    return not listed and phase.path[-1] in ("phase", "state") and len(phase.path) == 2
 
 
 def _any(path: str, types: Sequence[str], type_field: str, status_field: str) -> str:
@@ -73,17 +73,34 @@ def plan_status(
     status: Node | None,
     samples: Sequence[Mapping[str, Any]],
     suspend_path: str | None,
+    spec: Node | None = None,
 ) -> StatusPlan:
-    """Conditions, phase and state mappings from the ``.status`` schema and samples."""
+    """Conditions, phase, readiness counts and state mappings from the schema and samples."""
     plan = StatusPlan()
     if status is None:
         status = Node(("status",), {"x-kubernetes-preserve-unknown-fields": True})
     conditions = _conditions(status)
+    phase = find_phase(status, samples)
+    if conditions is not None and phase is not None and _phase_first(conditions, phase[0], samples):
+        conditions = None
     by_state: dict[GenericStatus, list[str]] = {}
     if conditions is not None:
         _conditions_plan(plan, conditions, samples, by_state, suspend_path)
-    elif (found := _phase(status, samples)) is not None:
-        _phase_plan(plan, found[0], found[1])
+    elif phase is not None:
+        plan.phase_path, mappings, evidence = plan_phase(phase[0], phase[1], suspend_path)
+        plan.mappings.update(mappings)
+        plan.evidence += evidence
+    readiness = find_readiness(status, spec)
+    if readiness is not None:
+        others = []
+        if conditions is not None and by_state:
+            mapped = [t for types in by_state.values() for t in types]
+            others.append(_any(jq_path(conditions.path, optional=False), mapped, "type", "status"))
+        if plan.phase_path is not None:
+            others.append(f'({plan.phase_path} // "") != ""')
+        for state, test in readiness_matchers(readiness, others, suspend_path).items():
+            plan.mappings.setdefault(state, []).append(by_expression(test))
+        plan.evidence.append(readiness.evidence)
     if suspend_path is not None and GenericStatus.SUSPENDED not in plan.mappings:
         plan.mappings[GenericStatus.SUSPENDED] = [
             {"byExpression": {"expression": f"{suspend_path} == true", "expectedResult": "true"}}
@@ -128,7 +145,7 @@ def _conditions_plan(
         )
         found = classify(value)
         if found is None:
-            plan.evidence.append(_unmapped(f"condition {value}", show(type_path)))
+            plan.evidence.append(unmapped(f"condition {value}", show(type_path)))
             continue
         state, is_exact = found
         by_state.setdefault(state, []).append(value)
@@ -167,14 +184,14 @@ def _condition_mappings(
             held = f"{suspend} == true and {_any(path, pause, 'type', 'status')}"
             if ended:
                 held += f" and ({_any(path, ended, 'type', 'status')} | not)"
-            plan.mappings[state] = [_expr(held)]
+            plan.mappings[state] = [by_expression(held)]
             plan.mappings[GenericStatus.SUSPENDING] = [
-                _expr(
+                by_expression(
                     f"{suspend} == true and ({_any(path, pause + ended, 'type', 'status')} | not)"
                 )
             ]
             plan.mappings[GenericStatus.RESUMING] = [
-                _expr(f"{suspend} != true and {_any(path, pause, 'type', 'status')}")
+                by_expression(f"{suspend} != true and {_any(path, pause, 'type', 'status')}")
             ]
             higher.extend(pause)
             continue
@@ -195,54 +212,5 @@ def _condition_mappings(
                 {"byConditions": [{"type": t, "status": "True"}]} for t in types
             ]
         else:
-            plan.mappings[state] = [_expr(held)]
+            plan.mappings[state] = [by_expression(held)]
         higher.extend(types)
-
-
-def _unmapped(what: str, where: str) -> Evidence:
-    """Evidence for a native value no vocabulary word maps to a shared state."""
-    return Evidence(what, "unmapped", where, "no vocabulary word", Strength.GUESS)
-
-
-def _expr(expression: str) -> dict[str, Any]:
-    return {"byExpression": {"expression": expression, "expectedResult": "true"}}
-
-
-def _phase_plan(plan: StatusPlan, node: Node, values: list[str]) -> None:
-    path = jq_path(node.path, optional=False)
-    plan.phase_path = path
-    for value in values:
-        found = classify(value)
-        if found is None:
-            plan.evidence.append(_unmapped(f"phase {value}", show(node.path)))
-            continue
-        state, is_exact = found
-        plan.mappings.setdefault(state, []).append({"byPhase": value})
-        strength = Strength.VOCABULARY if is_exact else Strength.GUESS
-        plan.evidence.append(
-            Evidence(
-                f"phase {value}",
-                state.value,
-                show(node.path),
-                "enum or samples; vocabulary",
-                strength,
-            )
-        )
-    if values:
-        return
-    # A phase field whose values nobody lists: match the vocabulary words themselves.
-    for state in PRECEDENCE:
-        alternatives = "|".join(sorted(VOCABULARY[state]))
-        expression = f'({path} // "" | ascii_downcase | test("^({alternatives})$"))'
-        plan.mappings[state] = [
-            {"byExpression": {"expression": expression, "expectedResult": "true"}}
-        ]
-    plan.evidence.append(
-        Evidence(
-            "phase values",
-            "vocabulary words",
-            show(node.path),
-            "neither an enum nor samples list the values",
-            Strength.GUESS,
-        )
-    )

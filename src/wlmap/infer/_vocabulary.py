@@ -84,8 +84,11 @@ def classify(value: str) -> tuple[GenericStatus, bool] | None:
 
 
 # Condition types commonly written by controllers; offered (as guesses) when neither the
-# schema nor a sample names the types a workload uses.
+# schema nor a sample names the types a workload uses. Available and Progressing are the
+# apps/v1 Deployment's types, which controllers of replicated workloads copy.
 COMMON_CONDITION_TYPES: tuple[str, ...] = (
+    "Available",
+    "Progressing",
     "Created",
     "Running",
     "Ready",

@@ -105,7 +105,7 @@ def infer(
     evidence: list[Evidence] = []
     components = plan_roles(root, spec_node, templates, mine)
     suspend = find_suspend(spec_node, templates)
-    status = plan_status(schema.child("status"), mine, suspend[0] if suspend else None)
+    status = plan_status(schema.child("status"), mine, suspend[0] if suspend else None, spec_node)
     facts = infer_selectors(components, mine, pods, group)
     gang, gang_evidence = plan_gang(root, components, list(status.mappings), facts.workload_label)
     if suspend is not None:

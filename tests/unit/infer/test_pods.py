@@ -80,3 +80,17 @@ def test_without_pods_the_instance_label_is_a_placeholder_to_review() -> None:
     assert any(
         e.subject == "podSelector instance" and "placeholder" in e.reason for e in draft.review
     )
+
+
+def test_without_pods_a_label_naming_the_role_selects_its_pods() -> None:
+    draft = infer(SOURCE, samples=[SAMPLE])
+    assert "podSelector type" in {e.subject for e in draft.review}
+    stray = _pod("w-sidecar", {"example.com/job": "w", "example.com/role": "sidecar"})
+    view = interpret(
+        definition_from_mapping(draft.definition, "d"), SAMPLE, pods=[*PODS, stray]
+    ).to_dict()
+    assert [(c["name"], c["pods"]) for c in view["components"][1:]] == [
+        ("launcher", 1),
+        ("worker", 2),
+    ]
+    assert [p["name"] for p in view["unclaimedPods"]] == ["w-sidecar"]

@@ -22,7 +22,8 @@ _CRD_API = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
     "crd_source",
     required=True,
     metavar="FILE|NAME",
-    help="The CRD: a file, or the name of one installed in the cluster (plural.group).",
+    help="The CRD: a file, or the name of one installed in the cluster (plural.group); "
+    "by name and without -f/--pods, the kind's objects and their pods are listed too.",
 )
 @click.option("--version", "version", metavar="V", help="Served version (default: storage).")
 @file_option(
@@ -56,11 +57,12 @@ def infer_command(
 ) -> None:
     """Draft a definition for the kind a CRD defines: pod templates found by shape, roles,
     instance ids, counts, suspend, conditions and phases mapped to the shared states; sample
-    objects fill schemaless parts and their pods give the selectors. The draft goes to
-    stdout; guesses are commented and listed on stderr for review."""
-    crd = _read_crd(session, crd_source)
-    objects = [m.obj for m in read_manifests(files)] if files else []
-    pod_objects = [m.obj for m in read_manifests(pods)] if pods else []
+    objects fill schemaless parts and their pods give the selectors (read from the cluster
+    when the CRD is named and no -f or --pods is given). The draft goes to stdout; guesses are commented and listed on stderr for review."""
+    live = not files and not pods and not _is_file(crd_source)
+    crd, objects, pod_objects = _read_crd(session, crd_source, version, live)
+    objects += [m.obj for m in read_manifests(files)] if files else []
+    pod_objects += [m.obj for m in read_manifests(pods)] if pods else []
     pod_objects += [o for o in objects if o.get("kind") == "Pod" and o.get("apiVersion") == "v1"]
     draft = infer(crd, version, objects, pod_objects, "karta" if output == "karta" else "wlmap")
     session.output.data(draft.text.rstrip("\n"))
@@ -74,23 +76,65 @@ def infer_command(
         )
 
 
-def _read_crd(session: Session, source: str) -> dict[str, Any]:
-    if source == "-" or Path(source).exists():
+def _is_file(source: str) -> bool:
+    return source == "-" or Path(source).exists()
+
+
+def _read_crd(
+    session: Session, source: str, version: str | None, live: bool
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The CRD, and when ``live``, the kind's objects and their namespaces' pods."""
+    if _is_file(source):
         found = [m.obj for m in read_manifests([source])]
         crds = [o for o in found if o.get("kind") == "CustomResourceDefinition"]
         if len(crds) != 1:
             raise ManifestError(
                 f"{source}: expected one CustomResourceDefinition, found {len(crds)}"
             )
-        return crds[0]
+        return crds[0], [], []
     if "." not in source:
         raise ManifestError(
             f"{source!r} is neither a file nor a CRD name (plural.group, e.g. rayclusters.ray.io)"
         )
     from wlmap.cli._live import with_cluster  # noqa: PLC0415 - live mode only
+    from wlmap.sources.cluster import ApiError  # noqa: PLC0415 - live mode only
 
-    async def fetch(cluster: Any, _discovery: Any) -> dict[str, Any]:
-        answer: dict[str, Any] = await cluster.request("GET", f"{_CRD_API}/{source}")
-        return answer
+    async def fetch(
+        cluster: Any, discovery: Any
+    ) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+        crd: dict[str, Any] = await cluster.request("GET", f"{_CRD_API}/{source}")
+        if not live:
+            return crd, [], []
+        try:
+            samples, pods = await _list_live(cluster, discovery, crd, version)
+        except ApiError as exc:
+            session.output.warn(f"samples not listed, drafting from the CRD alone: {exc}")
+            return crd, [], []
+        return crd, samples, pods
 
     return with_cluster(session, fetch)
+
+
+async def _list_live(
+    cluster: Any, discovery: Any, crd: dict[str, Any], version: str | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Objects of the CRD's kind in every namespace, and the pods of those namespaces.
+
+    Samples show what the schema leaves open and their pods show the labels; a cluster
+    that refuses the lists leaves the draft to the schema alone.
+    """
+    from wlmap.sources.cluster import list_objects  # noqa: PLC0415 - live mode only
+
+    spec = crd.get("spec") or {}
+    group, kind = str(spec.get("group") or ""), str((spec.get("names") or {}).get("kind") or "")
+    resource = discovery.find(group, kind, version)
+    pods_resource = discovery.find("", "Pod", "v1")
+    if resource is None:
+        return [], []
+    samples = await list_objects(cluster, resource)
+    namespaces = sorted({str((o.get("metadata") or {}).get("namespace") or "") for o in samples})
+    pods: list[dict[str, Any]] = []
+    for namespace in namespaces if pods_resource is not None else ():
+        if namespace:
+            pods += await list_objects(cluster, pods_resource, namespace)
+    return samples, pods
