@@ -18,11 +18,11 @@ them as they were). The simulator applies the :class:`Recovery` it returns.
 - :class:`SparePoolSwap`: the lost pods move to spare nodes (see :mod:`.spares`), nearest
   tier first; without enough spares, restart from scratch.
 - :class:`WlmapReplacement`: minimal movement. Only the lost pods move, to the finest
-  domains already holding the gang, then up the tree, never out of the smallest domain that
-  held the whole gang (see :mod:`._moves`), preferring spare capacity. When that fails the
-  gang is re-placed whole (spare GPUs visible), which keeps its locality; when that fails
-  too, the lost pods may go anywhere inside the required domain (a worse placement beats
-  waiting); requeue is the last resort.
+  domains already holding the gang, then up the tree to the gang's domain: its required
+  domain, or, without a required level, the smallest domain that held the whole gang (see
+  :mod:`._moves`); spare capacity first. When that fails the gang is re-placed whole
+  (spare GPUs visible); when that fails too, the lost pods of a gang without a required
+  level may go anywhere (a worse placement beats waiting); requeue is the last resort.
 """
 
 from __future__ import annotations
@@ -302,7 +302,10 @@ class WlmapReplacement:
     ) -> Recovery:
         """Move the lost pods inside the gang's domain, else re-place it, else move further."""
         before = (*survivors.nodes, *lost)
-        inside = max(_moves.ceiling(survivors.gang), _moves.enclosing(capacity, before))
+        gang = survivors.gang
+        inside = _moves.ceiling(gang)
+        if gang.required_level is None:
+            inside = max(inside, _moves.enclosing(capacity, before))
         moves = _tiered(capacity, survivors, lost, spares, only_spares=False, top=inside)
         if moves is not None:
             return _swap(capacity, survivors, moves, spares, "moved the lost pods in its domain")
