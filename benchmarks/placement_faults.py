@@ -67,6 +67,7 @@ REACTIONS: tuple[Callable[[], Reaction], ...] = (
     lambda: SparePoolSwap(2),
     lambda: SparePoolSwap(5),
     WlmapReplacement,
+    lambda: WlmapReplacement(keep_domain=True),
     lambda: WlmapReplacement(5),
 )
 

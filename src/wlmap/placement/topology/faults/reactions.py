@@ -18,11 +18,13 @@ them as they were). The simulator applies the :class:`Recovery` it returns.
 - :class:`SparePoolSwap`: the lost pods move to spare nodes (see :mod:`.spares`), nearest
   tier first; without enough spares, restart from scratch.
 - :class:`WlmapReplacement`: minimal movement. Only the lost pods move, to the finest
-  domains already holding the gang, then up the tree to the gang's domain: its required
-  domain, or, without a required level, the smallest domain that held the whole gang (see
-  :mod:`._moves`); spare capacity first. When that fails the gang is re-placed whole
-  (spare GPUs visible); when that fails too, the lost pods of a gang without a required
-  level may go anywhere (a worse placement beats waiting); requeue is the last resort.
+  domains already holding the gang, then up the tree up to its required domain (the whole
+  cluster without one; see :mod:`._moves`), spare capacity first. Only when that fails is
+  the gang re-placed whole (spare GPUs visible), and requeued when even that fails. With
+  ``keep_domain`` (``wlmap-local``) the lost pods of a gang without a required level stay
+  in the smallest domain that held the whole gang, and the gang is re-placed whole (which
+  keeps its locality, at the price of evicting its healthy pods) before they may go
+  further.
 """
 
 from __future__ import annotations
@@ -288,9 +290,12 @@ class WlmapReplacement:
 
     grace_s = 0.0
 
-    def __init__(self, spare_percent: float = 0.0) -> None:
+    def __init__(self, spare_percent: float = 0.0, keep_domain: bool = False) -> None:
         self.spare_percent = spare_percent
-        self.name = "wlmap" if not spare_percent else f"wlmap+spare-{spare_percent:g}%"
+        self.keep_domain = keep_domain
+        self.name = "wlmap-local" if keep_domain else "wlmap"
+        if spare_percent:
+            self.name += f"+spare-{spare_percent:g}%"
 
     def recover(
         self,
@@ -304,7 +309,7 @@ class WlmapReplacement:
         before = (*survivors.nodes, *lost)
         gang = survivors.gang
         inside = _moves.ceiling(gang)
-        if gang.required_level is None:
+        if self.keep_domain and gang.required_level is None:
             inside = max(inside, _moves.enclosing(capacity, before))
         moves = _tiered(capacity, survivors, lost, spares, only_spares=False, top=inside)
         if moves is not None:

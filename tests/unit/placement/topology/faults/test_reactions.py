@@ -97,12 +97,15 @@ def test_two_failed_nodes_requeue_in_kueue_and_wlmap_never_leaves_the_required_b
     assert ours.moves == ((0, 1),)  # back into rack r1, the finest domain holding the gang
 
 
-def test_without_a_required_level_wlmap_keeps_to_the_gangs_rack_then_re_places_it() -> None:
+def test_without_a_required_level_wlmap_goes_up_the_tree_and_wlmap_local_re_places() -> None:
     # 2 pods of 4 GPUs, preferred rack only, on n0 and n1; n2 busy; rack r2 has n3 free.
     pair = Gang("pair", 2, 4, preferred_level=1)
     capacity, placement = running(pair, {0: 1, 1: 1}, busy={2: 4, 4: 4, 5: 4})
     survivors, lost = fail(capacity, placement, [0])
-    ours = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    # wlmap: rack r1 is full; block b1 (holds the gang) has n3: the lost pod moves there
+    moved = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert (moved.kind, moved.moves, moved.evicted) == ("swap", ((3, 1),), 0)
+    ours = WlmapReplacement(keep_domain=True).recover(capacity, survivors, lost, FIRST_FIT, None)
     # rack r1 is full, so the gang is re-placed whole; first fit at the rack level: r1 has
     # n1 only, r2 has n3 only, r3 has n6 only; one level up (block) b1 has n1 and n3.
     assert ours.kind == "replace"
@@ -120,8 +123,9 @@ def test_when_the_policy_finds_nothing_wlmap_still_moves_lost_pods_of_an_unbound
     pair = Gang("pair", 2, 4, preferred_level=1)
     capacity, placement = running(pair, {0: 1, 1: 1}, busy={2: 4, 4: 4, 5: 4})
     survivors, lost = fail(capacity, placement, [0])
-    ours = WlmapReplacement().recover(capacity, survivors, lost, _Nowhere(), None)
-    # no required level: r1 (full), then block b1 (n3), lowest tier first
+    ours = WlmapReplacement(keep_domain=True).recover(capacity, survivors, lost, _Nowhere(), None)
+    # rack r1 (full, and the gang's domain); re-placement finds nothing; with no required
+    # level the lost pod may then go up the tree: block b1 has n3
     assert ours.kind == "swap"
     assert ours.moves == ((3, 1),)
 
@@ -139,12 +143,17 @@ def test_spare_pool_moves_lost_pods_to_spares_only_and_wlmap_prefers_them() -> N
         assert recovery.kind == "swap"
         assert recovery.moves == ((2, 1),)  # the spare in the gang's own rack
         assert recovery.lend == ((2, 4),)
-    # with the rack's spare gone, the spare pool uses r3's spare; wlmap keeps to its
-    # rack... which is full, so it re-places the whole gang, seeing the spares.
+    # with the rack's spare gone, the spare pool uses r3's spare; wlmap-local keeps to its
+    # rack... which is full, so it re-places the whole gang, seeing the spares; wlmap
+    # goes up to block b1 first, where n3 is free.
     spares.lend(capacity, 2, 4)
     capacity.take(2, 4)
     pool = SparePoolSwap(34).recover(capacity, survivors, lost, FIRST_FIT, spares)
     assert pool.moves == ((6, 1),)
-    ours = WlmapReplacement(34).recover(capacity, survivors, lost, FIRST_FIT, spares)
+    ours = WlmapReplacement(34, keep_domain=True).recover(
+        capacity, survivors, lost, FIRST_FIT, spares
+    )
     assert ours.kind == "replace"
     assert ours.placement is not None and ours.placement.nodes == ((3, 1), (4, 1))
+    up = WlmapReplacement(34).recover(capacity, survivors, lost, FIRST_FIT, spares)
+    assert up.moves == ((3, 1),)
