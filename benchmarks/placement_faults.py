@@ -226,6 +226,8 @@ def main() -> None:
     parser.add_argument("--stress", default="1,5,10", help="at a detection delay of 60 s")
     parser.add_argument("--detection", default="20,60,300", help="at a stress of 5")
     parser.add_argument("--blocks", type=int, default=6, help="GB200 blocks of 8 racks")
+    parser.add_argument("--only", choices=("lingjun", "gb200"), help="one cluster only")
+    parser.add_argument("--tag", default="", help="suffix of the CSV name, e.g. seeds6-15")
     args = parser.parse_args()
     seeds = [1] if args.smoke else _seeds(args.seeds)
     params = RecoveryParams()
@@ -234,6 +236,7 @@ def main() -> None:
         topologies.insert(0, ("lingjun", lingjun(), 2))
     if args.smoke:
         params = RecoveryParams(warmup_s=6 * 3600.0, horizon_s=12 * 3600.0)
+    topologies = [t for t in topologies if args.only in (None, t[0])]
     cases = [(float(s), 60.0) for s in args.stress.split(",")]
     cases += [(5.0, float(d)) for d in args.detection.split(",") if float(d) != 60.0]
     if args.smoke:
@@ -246,7 +249,8 @@ def main() -> None:
     if args.smoke:
         return
     RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"placement_faults-{datetime.date.today().isoformat()}.csv"
+    tag = f"-{args.tag}" if args.tag else ""
+    path = RESULTS / f"placement_faults-{datetime.date.today().isoformat()}{tag}.csv"
     with path.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(out[0]))
         writer.writeheader()
