@@ -8,7 +8,7 @@ checkpoints every ``checkpoint_s`` seconds of progress. A fault that takes pods 
 stops it: the work since its last checkpoint is lost, its healthy pods hold their GPUs idle.
 At detection (plus the reaction's grace) the reaction decides; the gang is productive again
 ``planning_s + restart_s + reload_s`` after the decision is carried out (or after it leaves
-the queue). Several faults hitting one gang before it is productive again are one recovery.
+the queue), plus ``evict_s`` when the reaction evicted healthy pods. Several faults hitting one gang before it is productive again are one recovery.
 
 Per affected gang: MTTR (fault to productive again; censored at the window's end when it
 never recovers), how it recovered, pods moved and healthy pods evicted, the change of its

@@ -92,7 +92,8 @@ def test_no_constraint_or_accounting_violation_under_heavy_faults(reaction: Reac
     run = simulate_recovery(topology, arrivals, faults, TopologyFirstFit(), reaction, params, 5)
     assert run.violations == []
     assert len(run.records) > 10
-    assert all(r.kind in ("swap", "replace", "requeue") for r in run.records)
+    # a gang still waiting for its reaction when the window ends is the only "pending" one
+    assert all(r.kind in ("swap", "replace", "requeue") or r.mttr_s is None for r in run.records)
     again = simulate_recovery(topology, arrivals, faults, TopologyFirstFit(), reaction, params, 5)
     assert [(r.gang, r.mttr_s, r.kind) for r in again.records] == [
         (r.gang, r.mttr_s, r.kind) for r in run.records
