@@ -20,6 +20,7 @@ window = productive GPU-time / allocated GPU-time of all gangs.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -100,6 +101,83 @@ class _Loop:
         self.seq = 0
         self.seed = seed
         self.run = RecoveryRun()
+        self.hit_by: dict[int, list[Job]] = {}
+        self.arrivals: list[Arrival] = []
+        self.next_arrival = 0
+        self.picks: list[float] = []
+
+    def load(self, arrivals: list[Arrival], faults: list[Fault]) -> None:
+        """Queue the first arrival (the others follow one by one) and every fault's events."""
+        self.arrivals = arrivals
+        self.push_arrival()
+        self.picks = _uniforms(self.seed, len(faults))
+        shift = self.params.warmup_s
+        for fault_id, fault in enumerate(faults):
+            self.push(fault.at + shift, _FAULT, (fault_id, fault))
+            self.push(fault.detected + shift, _DETECT, fault_id)
+            self.push(fault.repaired + shift, _REPAIR, (fault_id, fault))
+
+    def push_arrival(self) -> None:
+        index = self.next_arrival
+        if index < len(self.arrivals):
+            arrival = self.arrivals[index]
+            self.push(arrival.at, _ARRIVE, Job(index, arrival.at, arrival.gang, arrival.work_s))
+            self.next_arrival += 1
+
+    def advance(self, until: float, done: Callable[[], bool] | None = None) -> None:
+        """Handle every event before ``until``, or until ``done()`` says so."""
+        while self.events and self.events[0][0] < until:
+            now, _, kind, payload = heapq.heappop(self.events)
+            self.handle(now, kind, payload)
+            if done is not None and done():
+                return
+
+    def handle(self, now: float, kind: int, payload: object) -> None:
+        """Handle one event."""
+        if kind == _ARRIVE:
+            assert isinstance(payload, Job)
+            self.run.arrived += 1
+            self.queue.append(payload)
+            self.push_arrival()
+            self.schedule(now)
+        elif kind == _FINISH:
+            job, version = cast(tuple[Job, int], payload)
+            if version == job.version:
+                self.ledger.progress(job, now)
+                self.release_all(job, now)
+                self.running.pop(job.index, None)
+                self.schedule(now)
+        elif kind == _FAULT:
+            fault_id, fault = cast(tuple[int, Fault], payload)
+            self.hit_by[fault_id] = self.on_fault(fault_id, fault, now, self.picks[fault_id])
+        elif kind == _DETECT:
+            assert isinstance(payload, int)
+            for job in self.hit_by.get(payload, []):
+                self.push(now + self.reaction.grace_s, _ACT, job)
+        elif kind == _ACT:
+            assert isinstance(payload, Job)
+            self.act(payload, now)
+        elif kind == _REPAIR:
+            fault_id, fault = cast(tuple[int, Fault], payload)
+            for node in fault.nodes:
+                gone = self.removed.pop((fault_id, node), 0)
+                if gone:
+                    self.capacity.restore(node, gone)
+                    if self.spares is not None:
+                        self.spares.refill(self.capacity, [node])
+            self.schedule(now)
+
+    def finish(self) -> RecoveryRun:
+        """Close the window's accounts and check every node's GPUs."""
+        running = [j for j in self.running.values() if j.placement is not None]
+        self.ledger.close(running)
+        held = self.spares.held if self.spares is not None else {}
+        placements = [j.placement for j in running if j.placement is not None]
+        self.run.violations.extend(accounting_problems(self.capacity, placements, held))
+        self.run.records = self.ledger.records
+        self.run.allocated_gpu_s = self.ledger.allocated
+        self.run.productive_gpu_s = self.ledger.productive
+        return self.run
 
     def push(self, at: float, kind: int, payload: object) -> None:
         self.seq += 1
@@ -254,59 +332,9 @@ def simulate_recovery(
 ) -> RecoveryRun:
     """Run the window with ``faults`` (times relative to its start) and ``reaction``."""
     loop = _Loop(topology, policy, reaction, params, seed)
-    picks = iter(_uniforms(seed, len(faults)))
-    for index, arrival in enumerate(arrivals):
-        loop.push(arrival.at, _ARRIVE, Job(index, arrival.at, arrival.gang, arrival.work_s))
-    shift = params.warmup_s
-    for fault_id, fault in enumerate(faults):
-        loop.push(fault.at + shift, _FAULT, (fault_id, fault))
-        loop.push(fault.detected + shift, _DETECT, fault_id)
-        loop.push(fault.repaired + shift, _REPAIR, (fault_id, fault))
-    end = shift + params.horizon_s
-    hit_by: dict[int, list[Job]] = {}
-    while loop.events and loop.events[0][0] < end:
-        now, _, kind, payload = heapq.heappop(loop.events)
-        if kind == _ARRIVE:
-            assert isinstance(payload, Job)
-            loop.run.arrived += 1
-            loop.queue.append(payload)
-            loop.schedule(now)
-        elif kind == _FINISH:
-            job, version = cast(tuple[Job, int], payload)
-            if version == job.version:
-                loop.ledger.progress(job, now)
-                loop.release_all(job, now)
-                loop.running.pop(job.index, None)
-                loop.schedule(now)
-        elif kind == _FAULT:
-            fault_id, fault = cast(tuple[int, Fault], payload)
-            hit_by[fault_id] = loop.on_fault(fault_id, fault, now, next(picks))
-        elif kind == _DETECT:
-            assert isinstance(payload, int)
-            for job in hit_by.get(payload, []):
-                loop.push(now + reaction.grace_s, _ACT, job)
-        elif kind == _ACT:
-            assert isinstance(payload, Job)
-            loop.act(payload, now)
-        elif kind == _REPAIR:
-            fault_id, fault = cast(tuple[int, Fault], payload)
-            for node in fault.nodes:
-                gone = loop.removed.pop((fault_id, node), 0)
-                if gone:
-                    loop.capacity.restore(node, gone)
-                    if loop.spares is not None:
-                        loop.spares.refill(loop.capacity, [node])
-            loop.schedule(now)
-    running = [j for j in loop.running.values() if j.placement is not None]
-    loop.ledger.close(running)
-    held = loop.spares.held if loop.spares is not None else {}
-    loop.run.violations.extend(
-        accounting_problems(loop.capacity, [j.placement for j in running if j.placement], held)
-    )
-    loop.run.records = loop.ledger.records
-    loop.run.allocated_gpu_s = loop.ledger.allocated
-    loop.run.productive_gpu_s = loop.ledger.productive
-    return loop.run
+    loop.load(arrivals, faults)
+    loop.advance(params.warmup_s + params.horizon_s)
+    return loop.finish()
 
 
 def _uniforms(seed: int, count: int) -> list[float]:
