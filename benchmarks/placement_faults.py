@@ -45,6 +45,7 @@ from wlmap.placement.topology.faults import (
     KaiStaleGangEviction,
     KueueHotSwap,
     Reaction,
+    Record,
     RecoveryParams,
     RecoveryRun,
     RestartFromScratch,
@@ -55,6 +56,7 @@ from wlmap.placement.topology.faults import (
     simulate_recovery,
     synthetic_arrivals,
 )
+from wlmap.placement.topology.faults.paired import paired_recoveries
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
@@ -217,6 +219,82 @@ def scenario(
             )
 
 
+PAIRED: tuple[Callable[[], Reaction], ...] = (
+    KueueHotSwap,
+    KaiStaleGangEviction,
+    RestartFromScratch,
+    WlmapReplacement,
+    lambda: WlmapReplacement(keep_domain=True),
+)
+
+
+def paired(
+    name: str,
+    topology: Topology,
+    model: FaultModel,
+    params: RecoveryParams,
+    seeds: list[int],
+    out: list[dict[str, float | int | str]],
+) -> None:
+    """Every reaction on the same faults from the same state (restart carries the day)."""
+    end = params.warmup_s + params.horizon_s
+    pooled: dict[str, list[Record]] = {}
+    for seed in seeds:
+        arrivals = synthetic_arrivals(topology, 0.8, 0.0, end, seed)
+        faults = draw_faults(topology, model, params.horizon_s, seed)
+        reactions = [make() for make in PAIRED]
+        found = paired_recoveries(
+            topology,
+            arrivals,
+            faults,
+            TopologyFirstFit(),
+            RestartFromScratch(),
+            reactions,
+            params,
+            seed,
+        )
+        for key, records in found.items():
+            pooled.setdefault(key, []).extend(records)
+            mttr = [r.mttr_s if r.mttr_s is not None else end - r.fault_at for r in records]
+            out.append(
+                {
+                    "scenario": name,
+                    "stress": model.stress,
+                    "detection_s": model.detection_s,
+                    "reaction": key,
+                    "seed": seed,
+                    "faults": len(faults),
+                    "affected": len(records),
+                    "mttr_sum_s": round(sum(mttr), 1),
+                    "swap": sum(r.kind == "swap" for r in records),
+                    "replace": sum(r.kind == "replace" for r in records),
+                    "requeue": sum(r.kind == "requeue" for r in records),
+                    "evicted_pods": sum(r.evicted for r in records),
+                    "lost_gpu_h": round(sum(r.lost_gpu_h(end) for r in records), 2),
+                    "mix": "SYNTHETIC",
+                }
+            )
+    print(f"\n## paired, {name}: stress {model.stress:g}x, detection {model.detection_s:g} s")
+    print(
+        f"{'reaction':<18}{'gangs':>6}{'MTTR':>8}{'p95':>8}{'swap':>6}{'repl':>6}{'requ':>6}{'evict':>7}{'lostGPUh':>10}"
+    )
+    sums: dict[str, tuple[float, float]] = {}
+    for key, records in pooled.items():
+        n = len(records) or 1
+        mttr = [r.mttr_s if r.mttr_s is not None else end - r.fault_at for r in records]
+        lost = sum(r.lost_gpu_h(end) for r in records)
+        sums[key] = (statistics.fmean(mttr) if mttr else 0.0, lost)
+        kinds = [r.kind for r in records]
+        print(
+            f"{key:<18}{len(records):>6}{sums[key][0]:>8.0f}{_pct(mttr, 0.95):>8.0f}"
+            f"{kinds.count('swap') / n:>6.0%}{kinds.count('replace') / n:>6.0%}"
+            f"{kinds.count('requeue') / n:>6.0%}{sum(r.evicted for r in records):>7}{lost:>10.1f}"
+        )
+    for base in ("kueue-hot-swap", "kai-stale-gang"):
+        (m, lost), (bm, blost) = sums["wlmap"], sums[base]
+        print(f"wlmap vs {base}: MTTR x{m / (bm or 1):.3f}, lost GPU-h x{lost / (blost or 1):.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -228,6 +306,9 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=6, help="GB200 blocks of 8 racks")
     parser.add_argument("--only", choices=("lingjun", "gb200"), help="one cluster only")
     parser.add_argument("--tag", default="", help="suffix of the CSV name, e.g. seeds6-15")
+    parser.add_argument(
+        "--paired", action="store_true", help="every reaction on the same faults, same state"
+    )
     args = parser.parse_args()
     seeds = [1] if args.smoke else _seeds(args.seeds)
     params = RecoveryParams()
@@ -245,11 +326,12 @@ def main() -> None:
     for name, topology, level in topologies:
         for stress, detection in cases:
             model = FaultModel(stress=stress, correlated_level=level, detection_s=detection)
-            scenario(name, topology, model, params, seeds, out)
+            run = paired if args.paired else scenario
+            run(name, topology, model, params, seeds, out)
     if args.smoke:
         return
     RESULTS.mkdir(exist_ok=True)
-    tag = f"-{args.tag}" if args.tag else ""
+    tag = ("-paired" if args.paired else "") + (f"-{args.tag}" if args.tag else "")
     path = RESULTS / f"placement_faults-{datetime.date.today().isoformat()}{tag}.csv"
     with path.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(out[0]))
