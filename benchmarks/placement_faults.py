@@ -24,8 +24,13 @@ measured in the same run. Scenarios: stress 1/5/10 at 60 s detection, and detect
 20/300 s at stress 5. A CSV with one row per (scenario, reaction, seed) goes to
 ``benchmarks/results/placement_faults-<date>.csv``.
 
-Run: ``python benchmarks/placement_faults.py [--smoke] [--seeds 1-5] [--stress 1,5,10]
-[--detection 20,60,300]``
+With ``--paired`` every reaction meets the same faults from the same state instead
+(``wlmap.placement.topology.faults.paired``: a restart run carries the day and is copied at
+each fault), so the gangs hit and the work they redo are identical and the figures differ
+only by the reaction; spare pools are left out there. Its CSV ends in ``-paired``.
+
+Run: ``python benchmarks/placement_faults.py [--smoke] [--paired] [--seeds 1-5]
+[--stress 1,5,10] [--detection 20,60,300]``
 """
 
 from __future__ import annotations
