@@ -6,6 +6,10 @@ of that size a whole domain can take is the histogram weighted by ``k // g``: on
 matrix product for every domain of a level, however many nodes there are. Taking or giving
 back GPUs on one node changes one histogram cell pair per level, never a rescan of nodes.
 
+A node can lose GPUs for a while (it failed, or one of its GPUs did): :meth:`FreeCapacity.remove`
+takes free GPUs out of service and :meth:`FreeCapacity.restore` brings them back after repair.
+A removed GPU is neither free nor usable, so every policy sees the smaller node at once.
+
 Only whole GPUs are tracked here: gangs that span nodes use whole GPUs. Fractional GPU
 sharing is :class:`wlmap.placement.state.ClusterState`'s concern.
 """
@@ -28,6 +32,7 @@ class FreeCapacity:
     Attributes:
         topology: the topology the counts follow.
         node_free: free GPUs per node.
+        usable: GPUs per node in service (the topology's count minus removed ones).
         domain_free: per level, free GPUs per domain.
         histogram: per level, shape (domains, most GPUs on a node + 1): how many nodes of
             the domain have each number of free GPUs.
@@ -36,6 +41,7 @@ class FreeCapacity:
     def __init__(self, topology: Topology) -> None:
         self.topology = topology
         self.node_free: IntArray = topology.gpus.copy()
+        self.usable: IntArray = topology.gpus.copy()
         width = int(topology.gpus.max(initial=0)) + 1
         self.domain_free: list[IntArray] = []
         self.histogram: list[IntArray] = []
@@ -70,12 +76,38 @@ class FreeCapacity:
             ValueError: the node would have more free GPUs than it has, or ``gpus`` is negative.
         """
         before = int(self.node_free[node])
-        if gpus < 0 or before + gpus > int(self.topology.gpus[node]):
+        if gpus < 0 or before + gpus > int(self.usable[node]):
             raise ValueError(
-                f"node {self.topology.nodes[node].name} has {before} of {int(self.topology.gpus[node])} "
+                f"node {self.topology.nodes[node].name} has {before} of {int(self.usable[node])} "
                 f"GPUs free, cannot give back {gpus}"
             )
         self._move(node, before, before + gpus)
+
+    def remove(self, node: int, gpus: int) -> None:
+        """Take ``gpus`` free GPUs of ``node`` out of service (a failure; the pods are gone).
+
+        Release the pods that ran on the lost GPUs first: only free GPUs can be removed.
+
+        Raises:
+            ValueError: the node has fewer free GPUs, or ``gpus`` is negative.
+        """
+        self.take(node, gpus)
+        self.usable[node] -= gpus
+
+    def restore(self, node: int, gpus: int) -> None:
+        """Bring ``gpus`` removed GPUs of ``node`` back into service, free (a repair).
+
+        Raises:
+            ValueError: the node would have more GPUs than it was built with.
+        """
+        usable = int(self.usable[node])
+        if gpus < 0 or usable + gpus > int(self.topology.gpus[node]):
+            raise ValueError(
+                f"node {self.topology.nodes[node].name} has {usable} of "
+                f"{int(self.topology.gpus[node])} GPUs in service, cannot restore {gpus}"
+            )
+        self.usable[node] += gpus
+        self.give(node, gpus)
 
     def _move(self, node: int, before: int, after: int) -> None:
         self.node_free[node] = after

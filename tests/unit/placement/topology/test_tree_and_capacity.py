@@ -85,3 +85,24 @@ def test_lingjun_clos_aggregates_match_a_full_recount_after_random_placements() 
             minlength=topology.domain_count(level),
         )
         assert capacity.pod_slots(level, 2).tolist() == expected.astype(int).tolist()
+
+
+def test_removed_gpus_are_neither_free_nor_given_back_until_restored() -> None:
+    capacity = FreeCapacity(build_topology(["block", "rack"], _two_blocks()))
+    capacity.take(0, 3)  # n1 runs 3 GPUs of pods, 5 free
+    capacity.remove(0, 5)  # its 5 free GPUs go out of service; the 3 in use stay
+    assert capacity.node_free[0] == 0
+    assert capacity.domain_free[1].tolist() == [8, 8, 4]
+    assert capacity.pod_slots(1, 1).tolist() == [8, 8, 4]
+    capacity.give(0, 3)  # the pods finish: 3 GPUs free on a node with 3 in service
+    with pytest.raises(ValueError, match="3 of 3 GPUs free, cannot give back 1"):
+        capacity.give(0, 1)
+    capacity.remove(0, 3)  # the whole node out of service
+    assert capacity.whole_free(1) == 2  # rack b1/r1 is not whole while n1 is down
+    capacity.restore(0, 8)
+    assert capacity.node_free[0] == 8
+    assert capacity.whole_free(1) == 3
+    with pytest.raises(ValueError, match="8 of 8 GPUs in service, cannot restore 1"):
+        capacity.restore(0, 1)
+    with pytest.raises(ValueError, match="cannot take 9"):
+        capacity.remove(0, 9)

@@ -1,0 +1,65 @@
+"""Node faults and how gangs recover from them, simulated over a day of a busy cluster.
+
+- :mod:`.model`: seeded fault draws (node MTBF with stress, correlated domain failures,
+  single-GPU losses, detection delay, repair time);
+- :mod:`.reactions`: Kueue hot swap, KAI stale-gang eviction, restart from scratch, a spare
+  pool, and wlmap's minimal-movement re-placement;
+- :mod:`.spares`: nodes held idle for replacements;
+- :mod:`.firstfit`: a plain topology-aware first-fit, the stand-in placement policy;
+- :mod:`.mix`: the SYNTHETIC gang mix;
+- :mod:`.recovery`: the event loop and its measurements;
+- :mod:`.verify`: independent checks of constraints and GPU accounting.
+"""
+
+from __future__ import annotations
+
+from wlmap.placement.topology.faults._accounting import Record
+from wlmap.placement.topology.faults.firstfit import TopologyFirstFit
+from wlmap.placement.topology.faults.mix import SYNTHETIC, Arrival, synthetic_arrivals
+from wlmap.placement.topology.faults.model import (
+    Fault,
+    FaultKind,
+    FaultModel,
+    draw_faults,
+    expected_faults,
+)
+from wlmap.placement.topology.faults.reactions import (
+    KaiStaleGangEviction,
+    KueueHotSwap,
+    Reaction,
+    Recovery,
+    RecoveryKind,
+    RestartFromScratch,
+    SparePoolSwap,
+    WlmapReplacement,
+)
+from wlmap.placement.topology.faults.recovery import RecoveryParams, RecoveryRun, simulate_recovery
+from wlmap.placement.topology.faults.spares import SparePool
+from wlmap.placement.topology.faults.verify import accounting_problems, constraint_problems
+
+__all__ = [
+    "SYNTHETIC",
+    "Arrival",
+    "Fault",
+    "FaultKind",
+    "FaultModel",
+    "KaiStaleGangEviction",
+    "KueueHotSwap",
+    "Reaction",
+    "Record",
+    "Recovery",
+    "RecoveryKind",
+    "RecoveryParams",
+    "RecoveryRun",
+    "RestartFromScratch",
+    "SparePool",
+    "SparePoolSwap",
+    "TopologyFirstFit",
+    "WlmapReplacement",
+    "accounting_problems",
+    "constraint_problems",
+    "draw_faults",
+    "expected_faults",
+    "simulate_recovery",
+    "synthetic_arrivals",
+]

@@ -1,0 +1,118 @@
+"""Where the pods of a failed node can go without moving any other pod of the gang.
+
+Candidate nodes come in tiers: first the nodes of the finest domains that already hold the
+gang, then those of the next level up, and so on up to the gang's ceiling (its required
+level, or the whole cluster when it has none). A sliced gang stays inside the slice-level
+domain of the failed node, so every slice keeps to one domain. Inside a tier, spare nodes
+come first (capacity kept for failures), then nodes that already run pods of the gang, then
+the roomiest, ties by node index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from wlmap.placement.topology.capacity import FreeCapacity
+from wlmap.placement.topology.faults.spares import SparePool
+from wlmap.placement.topology.gang import Gang
+
+Pairs = tuple[tuple[int, int], ...]
+
+
+def room(capacity: FreeCapacity, node: int, gang: Gang, spares: SparePool | None) -> int:
+    """Pods of ``gang`` that ``node`` can take, counting GPUs a spare holds in reserve."""
+    held = spares.held.get(node, 0) if spares is not None else 0
+    return (int(capacity.node_free[node]) + held) // gang.gpus_per_pod
+
+
+def ceiling(gang: Gang) -> int:
+    """The coarsest level moved pods may use: -1 for the whole cluster."""
+    top = gang.required_level if gang.required_level is not None else -1
+    if gang.slice_size and gang.slice_level is not None:
+        top = max(top, gang.slice_level)
+    return top
+
+
+def enclosing(capacity: FreeCapacity, before: Pairs) -> int:
+    """The finest level one domain of which holds all of ``before``; -1 when none does."""
+    topology = capacity.topology
+    nodes = [n for n, _ in before]
+    for level in range(len(topology.levels) - 1, -1, -1):
+        if len({int(topology.node_domain[level][n]) for n in nodes}) <= 1:
+            return level
+    return -1
+
+
+def tiers(
+    capacity: FreeCapacity, gang: Gang, before: Pairs, failed: int, top: int | None = None
+) -> list[list[int]]:
+    """Candidate nodes per tier, finest first, each node in at most one tier.
+
+    ``top`` is the coarsest level to use, at least as fine as :func:`ceiling`.
+    """
+    topology = capacity.topology
+    node_level = len(topology.levels)
+    top = ceiling(gang) if top is None else max(top, ceiling(gang))
+    sliced = bool(gang.slice_size)
+    seen: set[int] = set()
+    found: list[list[int]] = []
+    for level in range(node_level - 1, top - 1, -1):
+        members: Iterable[int]
+        if level < 0:
+            members = range(len(topology.nodes))
+        else:
+            of_node = topology.node_domain[level]
+            if sliced:
+                domains = [int(of_node[failed])]
+            else:
+                domains = sorted({int(of_node[n]) for n, _ in before})
+            members = (int(n) for d in domains for n in topology.members[level][d])
+        tier = [n for n in members if n not in seen]
+        seen.update(tier)
+        found.append(tier)
+    if top == node_level:
+        found.insert(0, [failed])
+    return found
+
+
+def fill(
+    capacity: FreeCapacity,
+    gang: Gang,
+    pods: int,
+    candidates: list[list[int]],
+    holding: set[int],
+    spares: SparePool | None,
+    taken: dict[int, int],
+) -> int:
+    """Put up to ``pods`` pods on the tiers in order; return how many are still unplaced.
+
+    ``taken`` collects (node -> pods) and already-taken pods reduce a node's room.
+    """
+    for tier in candidates:
+        if pods == 0:
+            break
+        scored = []
+        for node in tier:
+            free = room(capacity, node, gang, spares) - taken.get(node, 0)
+            if free > 0:
+                spare = spares is not None and spares.is_spare(node)
+                scored.append((not spare, node not in holding, -free, node, free))
+        for *_, node, free in sorted(scored):
+            count = min(free, pods)
+            taken[node] = taken.get(node, 0) + count
+            pods -= count
+            if pods == 0:
+                break
+    return pods
+
+
+def borrowed(capacity: FreeCapacity, gang: Gang, moves: Pairs, spares: SparePool | None) -> Pairs:
+    """The spare GPUs to lend so that ``moves`` fit: beyond each spare node's free GPUs."""
+    if spares is None:
+        return ()
+    lend = []
+    for node, pods in moves:
+        short = pods * gang.gpus_per_pod - int(capacity.node_free[node])
+        if short > 0 and spares.is_spare(node):
+            lend.append((node, short))
+    return tuple(lend)

@@ -1,0 +1,87 @@
+"""Reactions compared on the very same fault: the same gangs hit, at the same moment.
+
+In :func:`simulate_recovery` each reaction runs its own day, so after the first fault the
+reactions face different clusters and different gangs get hit. Here one reference run
+carries the cluster from fault to fault; at each fault the loop is copied once per
+reaction, the copy sees only that fault (later faults are dropped from it) and runs until
+every gang the fault hit is productive again or the window ends. The gangs hit, the work
+they must redo and the state they are recovered in are identical for every reaction, so
+their MTTR and lost GPU-hours differ only by what the reaction did.
+
+Reactions with a spare pool need a cluster that held spares all along, which a reference
+run without spares cannot give; they are left out.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from wlmap.placement.topology.faults._accounting import Record
+from wlmap.placement.topology.faults.mix import Arrival
+from wlmap.placement.topology.faults.model import Fault
+from wlmap.placement.topology.faults.reactions import Reaction
+from wlmap.placement.topology.faults.recovery import (
+    _DETECT,
+    _FAULT,
+    RecoveryParams,
+    _Loop,
+)
+from wlmap.placement.topology.policy import GangPolicy
+from wlmap.placement.topology.tree import Topology
+
+__all__ = ["paired_recoveries"]
+
+
+def _only(loop: _Loop, fault_id: int) -> None:
+    """Drop the fault and detection events of every other fault from ``loop``."""
+    loop.events = [
+        e
+        for e in loop.events
+        if not (e[2] == _FAULT and e[3][0] != fault_id)  # type: ignore[index]  # (id, Fault)
+        and not (e[2] == _DETECT and e[3] != fault_id)
+    ]
+    loop.events.sort()
+
+
+def paired_recoveries(
+    topology: Topology,
+    arrivals: list[Arrival],
+    faults: list[Fault],
+    policy: GangPolicy,
+    reference: Reaction,
+    reactions: list[Reaction],
+    params: RecoveryParams,
+    seed: int = 0,
+) -> dict[str, list[Record]]:
+    """Per reaction, the records of every fault, each fault met from the reference's state.
+
+    Raises:
+        ValueError: a reaction (or the reference) holds spares.
+    """
+    for reaction in (reference, *reactions):
+        if reaction.spare_percent:
+            raise ValueError(f"{reaction.name} holds spares; paired runs cannot compare it")
+    loop = _Loop(topology, policy, reference, params, seed)
+    loop.load(arrivals, faults)
+    end = params.warmup_s + params.horizon_s
+    shared = {id(topology): topology, id(policy): policy, id(arrivals): arrivals}
+    found: dict[str, list[Record]] = {r.name: [] for r in reactions}
+    for fault_id, fault in enumerate(faults):
+        at = fault.at + params.warmup_s
+        loop.advance(at)
+        for reaction in reactions:
+            shared[id(reaction)] = reaction
+            fork = copy.deepcopy(loop, dict(shared))
+            fork.reaction = reaction
+            _only(fork, fault_id)
+            fork.ledger.records = []
+
+            def done(fork: _Loop = fork, fault_id: int = fault_id) -> bool:
+                hit = fork.hit_by.get(fault_id)
+                if hit is None:
+                    return False
+                return all(r.mttr_s is not None for r in fork.ledger.records)
+
+            fork.advance(end, done)
+            found[reaction.name].extend(fork.ledger.records)
+    return found
