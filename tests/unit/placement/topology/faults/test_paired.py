@@ -10,6 +10,7 @@ from wlmap.placement.topology.faults import (
     FaultModel,
     KaiStaleGangEviction,
     KueueHotSwap,
+    Reaction,
     RecoveryParams,
     RestartFromScratch,
     SparePoolSwap,
@@ -31,7 +32,7 @@ def test_every_reaction_recovers_the_same_gangs_with_the_same_work_to_redo() -> 
     params = RecoveryParams(warmup_s=4 * 3_600.0, horizon_s=4 * 3_600.0)
     arrivals = synthetic_arrivals(topology, 0.8, 0.0, 8 * 3_600.0, 2)
     faults = draw_faults(topology, FaultModel(stress=300.0, correlated_level=1), 4 * 3_600.0, 2)
-    reactions = [KueueHotSwap(), KaiStaleGangEviction(), WlmapReplacement()]
+    reactions: list[Reaction] = [KueueHotSwap(), KaiStaleGangEviction(), WlmapReplacement()]
     found = paired_recoveries(
         topology, arrivals, faults, TopologyFirstFit(), RestartFromScratch(), reactions, params
     )

@@ -51,6 +51,7 @@ def test_mttr_is_detection_plus_reaction_plus_restart_and_reload(
     )
     (record,) = run.records
     restart = PARAMS.planning_s + PARAMS.restart_s + PARAMS.reload_s
+    assert record.mttr_s is not None
     assert record.mttr_s == pytest.approx(detection + extra + restart)
     assert record.recompute_s == pytest.approx(300.0)
     assert record.lost_gpu_h(0.0) == pytest.approx(8 * (300.0 + record.mttr_s) / 3_600.0)
