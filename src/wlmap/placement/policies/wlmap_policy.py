@@ -15,11 +15,18 @@ scores, quantises and breaks ties exactly as FGD does (see ``FGDPolicy``):
    full cluster's worth of arrivals. A pod that accepts any model pays
    ``model_weight * pressure * its GPU demand`` for a node of that model, so it leaves
    contested models to the pods that need them. Traces without model lists pay nothing.
-3. **GPU gaps.** A shared pod put on a GPU changes the GPU's gap (its free milli). The
-   expected waste of a gap ``r`` is ``V(r) = Q(r) * mean(V(r - s)) + (1 - Q(r)) * r``, where
-   ``s`` runs over the shared sizes of the trace that fit in ``r`` (weighted by count) and
-   ``Q(r)`` is their share of all shared pods; ``V(0) = 0`` and a fully free GPU is worth 0
-   because whole-GPU pods can still use it. The pod pays ``gap_weight * (V(r - s) - V(r))``.
+3. **Spoiled GPU gaps.** A shared pod put on a GPU changes the GPU's gap (its free
+   milli). The trace's shared sizes have a best packing into GPUs, and its LP dual prices
+   every size in GPUs (``_share_plan``). A placement that leaves a gap the best packing
+   could not end with pays ``plan_weight * 1000 * cost`` GPU-milli, where ``cost`` is the
+   price of the gap before, less the pod's price and the price of the gap after (in GPUs;
+   0 when the placement follows the packing). With the weight of 10 this term decides
+   where shared pods go; FGD's measure decides among equally good gaps.
+
+What the policy knows: the cluster's state, the pod it places, and the list of pods the run
+was reset with, of which it uses only the distribution (each pod name counted once: the
+shape counts, FGD's target, the CPU per GPU-milli, the model pressure and the share prices).
+It never looks at the order of that list, at pods still to come, or at the run's length.
 
 Decision 0015 gives the figures that chose each term and its weight.
 """
@@ -33,60 +40,36 @@ import numpy as np
 
 from ..model import Pod
 from ..state import ClusterState
+from ._share_plan import SharePlan, share_plan
 from .fgd import FGDPolicy, distinct_pods
 from .fragmentation import FloatArray, IntArray, TargetWorkload
 
-__all__ = ["WlmapPolicy", "gap_waste"]
+__all__ = ["WlmapPolicy"]
 
 _MILLI = 1000
 
 
-def gap_waste(sizes: Sequence[int], counts: Sequence[float]) -> FloatArray:
-    """Expected waste ``V(r)`` of a GPU gap ``r`` (0..1000 milli) under shared sizes.
-
-    Args:
-        sizes: the shared per-GPU sizes (milli, 1..999) seen in the trace.
-        counts: how often each size occurs.
-
-    Returns:
-        ``V`` of shape (1001,), with ``V[1000] = 0`` (a fully free GPU is not a gap).
-    """
-    size = np.asarray(sizes, dtype=np.int64)
-    count = np.asarray(counts, dtype=np.float64)
-    total = float(count.sum())
-    waste = np.zeros(_MILLI + 1, dtype=np.float64)
-    for r in range(1, _MILLI):
-        fit = size <= r
-        mass = float(count[fit].sum())
-        if mass == 0.0:
-            waste[r] = r
-            continue
-        filled = float((count[fit] * waste[r - size[fit]]).sum()) / mass
-        waste[r] = (mass / total) * filled + (1.0 - mass / total) * r
-    return waste
-
-
 class WlmapPolicy(FGDPolicy):
-    """FGD plus CPU stranding, model pressure and GPU-gap waste (see the module docstring).
+    """FGD plus CPU stranding, model pressure and spoiled GPU gaps (see the module docstring).
 
     Args:
         cpu_weight: weight of the CPU-stranding term.
         model_weight: weight of the model-pressure term.
-        gap_weight: weight of the GPU-gap term.
+        plan_weight: weight of the spoiled-gap term (1: one GPU-milli of cost per GPU-milli spoiled).
     """
 
     name = "wlmap"
 
     def __init__(
-        self, cpu_weight: float = 1.0, model_weight: float = 1.0, gap_weight: float = 0.3
+        self, cpu_weight: float = 1.0, model_weight: float = 1.0, plan_weight: float = 10.0
     ) -> None:
         super().__init__()
         self.cpu_weight = cpu_weight
         self.model_weight = model_weight
-        self.gap_weight = gap_weight
+        self.plan_weight = plan_weight
         self._cpu_per_gpu = 1.0
         self._pressure: FloatArray = np.zeros(1, dtype=np.float64)
-        self._gap_waste: FloatArray = np.zeros(_MILLI + 1, dtype=np.float64)
+        self._plan: SharePlan = share_plan([], [])
 
     def _build_target(self, state: ClusterState, workload: Sequence[Pod]) -> TargetWorkload:
         trace = distinct_pods(workload)
@@ -96,7 +79,7 @@ class WlmapPolicy(FGDPolicy):
         self._pressure = _model_pressure(state, trace)
         shared = Counter(p.gpu_milli for p in trace if p.shared)
         sizes = sorted(shared)
-        self._gap_waste = gap_waste(sizes, [shared[s] for s in sizes])
+        self._plan = share_plan(sizes, [shared[s] for s in sizes])
         return super()._build_target(state, workload)
 
     def _measure(
@@ -117,8 +100,7 @@ class WlmapPolicy(FGDPolicy):
         return cost
 
     def _gap_penalty(self, pod: Pod, gap: IntArray) -> FloatArray | float:
-        waste = self._gap_waste
-        cost: FloatArray = self.gap_weight * (waste[gap - pod.gpu_milli] - waste[gap])
+        cost: FloatArray = self.plan_weight * _MILLI * self._plan.cost(pod.gpu_milli, gap)
         return cost
 
 
