@@ -1,14 +1,17 @@
-"""wlmap's placement policy: FGD that also sees stranded CPU, scarce GPU models and GPU gaps.
+"""wlmap's placement policy: FGD that also sees stranded CPU and memory, scarce models, GPU gaps.
 
 FGD (``fgd.py``) scores a node by how much a placement raises its expected GPU
 fragmentation. On the openb traces three kinds of loss are left that its measure misses;
 this policy adds one term for each, in GPU-milli like the measure itself, and otherwise
 scores, quantises and breaks ties exactly as FGD does (see ``FGDPolicy``):
 
-1. **CPU stranding.** A node's free GPUs are stranded when its free CPU cannot feed them.
-   With ``R`` the CPU the trace's GPU pods ask per GPU-milli, the measure adds
-   ``cpu_weight * max(0, free GPU-milli - free CPU / R)``. FGD only notices when a target
-   shape stops fitting, which is too late for CPU-heavy shared pods on 8-GPU nodes.
+1. **CPU and memory stranding.** A node's free GPUs are stranded when its free CPU or
+   memory cannot feed them. With ``R`` the CPU the trace's GPU pods ask per GPU-milli and
+   ``M`` their memory per GPU-milli, the measure adds
+   ``cpu_weight * max(0, free GPU-milli - free CPU / R)`` and
+   ``memory_weight * max(0, free GPU-milli - free memory / M)``. FGD only notices when a
+   target shape stops fitting (and never for memory), which is too late for CPU-heavy
+   shared pods on 8-GPU nodes and for the gap a shared pod leaves on a node it drained.
 2. **Scarce GPU models.** Pods with a model list compete for the models they accept. A
    model's *pressure* is the GPU demand that model-restricted pods put on it (spread over
    the models they accept in proportion to capacity) per GPU of the model, scaled to a
@@ -25,7 +28,8 @@ scores, quantises and breaks ties exactly as FGD does (see ``FGDPolicy``):
 
 What the policy knows: the cluster's state, the pod it places, and the list of pods the run
 was reset with, of which it uses only the distribution (each pod name counted once: the
-shape counts, FGD's target, the CPU per GPU-milli, the model pressure and the share prices).
+shape counts, FGD's target, the CPU and memory per GPU-milli, the model pressure and the
+share prices).
 It never looks at the order of that list, at pods still to come, or at the run's length.
 
 Decision 0015 gives the figures that chose each term and its weight.
@@ -54,6 +58,7 @@ class WlmapPolicy(FGDPolicy):
 
     Args:
         cpu_weight: weight of the CPU-stranding term.
+        memory_weight: weight of the memory-stranding term.
         model_weight: weight of the model-pressure term.
         plan_weight: weight of the spoiled-gap term (1: one GPU-milli of cost per GPU-milli spoiled).
     """
@@ -61,13 +66,19 @@ class WlmapPolicy(FGDPolicy):
     name = "wlmap"
 
     def __init__(
-        self, cpu_weight: float = 1.0, model_weight: float = 1.0, plan_weight: float = 10.0
+        self,
+        cpu_weight: float = 2.0,
+        memory_weight: float = 1.0,
+        model_weight: float = 1.0,
+        plan_weight: float = 10.0,
     ) -> None:
         super().__init__()
         self.cpu_weight = cpu_weight
+        self.memory_weight = memory_weight
         self.model_weight = model_weight
         self.plan_weight = plan_weight
         self._cpu_per_gpu = 1.0
+        self._memory_per_gpu = 1.0
         self._pressure: FloatArray = np.zeros(1, dtype=np.float64)
         self._plan: SharePlan = share_plan([], [])
 
@@ -75,7 +86,10 @@ class WlmapPolicy(FGDPolicy):
         trace = distinct_pods(workload)
         gpu_pods = [p for p in trace if p.num_gpu > 0]
         demand = sum(p.gpu_demand_milli for p in gpu_pods)
-        self._cpu_per_gpu = sum(p.cpu_milli for p in gpu_pods) / demand if demand else 1.0
+        cpu = sum(p.cpu_milli for p in gpu_pods)
+        self._cpu_per_gpu = cpu / demand if demand and cpu else 1.0
+        memory = sum(p.memory_mib for p in gpu_pods)
+        self._memory_per_gpu = memory / demand if demand and memory else 1.0
         self._pressure = _model_pressure(state, trace)
         shared = Counter(p.gpu_milli for p in trace if p.shared)
         sizes = sorted(shared)
@@ -88,7 +102,8 @@ class WlmapPolicy(FGDPolicy):
         base = super()._measure(cpu_free, memory_free, gpu_free, node_model)
         free = np.maximum(gpu_free, 0).sum(axis=1)
         stranded = np.maximum(0.0, free - np.maximum(cpu_free, 0) / self._cpu_per_gpu)
-        result: FloatArray = base + self.cpu_weight * stranded
+        starved = np.maximum(0.0, free - np.maximum(memory_free, 0) / self._memory_per_gpu)
+        result: FloatArray = base + self.cpu_weight * stranded + self.memory_weight * starved
         return result
 
     def _penalty(self, state: ClusterState, pod: Pod, idx: IntArray) -> FloatArray | float:

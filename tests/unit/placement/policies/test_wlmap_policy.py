@@ -35,8 +35,26 @@ def test_gpu_pod_avoids_the_node_whose_cpu_it_would_exhaust() -> None:
     trace = [Pod(f"c{i}", 2000, 1, 0, 0) for i in range(20)] + [Pod("g", 8000, 1, 1, 1000)]
     nodes = [node("lean", cpu=16_000), node("rich", cpu=64_000)]
     pod = Pod("p", cpu_milli=12_000, memory_mib=1, num_gpu=1, gpu_milli=1000)
-    # wlmap, "lean": after, 1000 m free but 4000 m CPU feeds 500 m: 500 stranded,
-    #   gain 1000 - 500 = 500 -> 62. "rich": 52 cores feed all: gain 1000 -> 73.
+    # wlmap, "lean": after, 1000 m free but 4000 m CPU feeds 500 m: 500 stranded, weight 2,
+    #   gain 1000 - 2 * 500 = 0 -> 50. "rich": 52 cores feed all: gain 1000 -> 73.
+    for seed in SEEDS:
+        first = int(tie_rank(2, seed).argmin())
+        assert choose(FGDPolicy(), nodes, trace, pod, seed) == Placement(first, (0,))
+        assert choose(WlmapPolicy(), nodes, trace, pod, seed) == Placement(1, (0,))
+
+
+def test_gpu_pod_avoids_the_node_whose_memory_it_would_exhaust() -> None:
+    # As above, with memory: the trace's GPU pod asks 8000 MiB per GPU, 8 MiB per GPU-milli
+    # (and 1 core per GPU, so CPU strands nothing here). FGD gains 1000 on both nodes.
+    # wlmap, "lean" (16000 MiB): before, 2000 m free and 2000 fed: 0; after, 1000 m free
+    #   and 4000 MiB feeds 500: 500 stranded, gain 1000 - 500 = 500 -> 62.
+    #   "rich" (256000 MiB): gain 1000 -> 73.
+    trace = [Pod(f"c{i}", 2000, 1, 0, 0) for i in range(20)] + [Pod("g", 1000, 8000, 1, 1000)]
+    nodes = [
+        Node("lean", cpu_milli=64_000, memory_mib=16_000, gpus=2, gpu_model="G2"),
+        Node("rich", cpu_milli=64_000, memory_mib=256_000, gpus=2, gpu_model="G2"),
+    ]
+    pod = Pod("p", cpu_milli=1000, memory_mib=12_000, num_gpu=1, gpu_milli=1000)
     for seed in SEEDS:
         first = int(tie_rank(2, seed).argmin())
         assert choose(FGDPolicy(), nodes, trace, pod, seed) == Placement(first, (0,))
@@ -83,7 +101,8 @@ def test_shared_pod_leaves_a_gap_for_the_size_that_closes_it() -> None:
     # Gain -33.3: int(100 * sigmoid(-0.0333)) = 49. On GPU 1, (530, 680): no whole GPU
     # left, F = 1210 / 3, gain -226.7 -> 44. FGD takes GPU 0.
     # wlmap adds 10 * 1000 * 1/6 (the spoiled share above) on GPU 0: gain -1700 -> 15;
-    # GPU 1 spoils nothing and keeps 44 (the CPU term is 0: 63 cores feed every GPU).
+    # GPU 1 spoils nothing and keeps 44 (CPU and memory strand nothing: 63 cores and
+    # 255 GB feed every GPU).
     trace = [Pod(f"a{i}", 1000, 1, 1, 470) for i in range(10)]
     trace += [Pod(f"b{i}", 1000, 1, 1, 320) for i in range(10)]
     trace += [Pod(f"w{i}", 1000, 1, 1, 1000) for i in range(10)]
