@@ -1,25 +1,36 @@
-"""wlmap's placement policy: FGD that also sees stranded CPU, scarce GPU models and GPU gaps.
+"""wlmap's placement policy: FGD that also sees stranded CPU and memory, scarce models, GPU gaps.
 
 FGD (``fgd.py``) scores a node by how much a placement raises its expected GPU
 fragmentation. On the openb traces three kinds of loss are left that its measure misses;
 this policy adds one term for each, in GPU-milli like the measure itself, and otherwise
 scores, quantises and breaks ties exactly as FGD does (see ``FGDPolicy``):
 
-1. **CPU stranding.** A node's free GPUs are stranded when its free CPU cannot feed them.
-   With ``R`` the CPU the trace's GPU pods ask per GPU-milli, the measure adds
-   ``cpu_weight * max(0, free GPU-milli - free CPU / R)``. FGD only notices when a target
-   shape stops fitting, which is too late for CPU-heavy shared pods on 8-GPU nodes.
+1. **CPU and memory stranding.** A node's free GPUs are stranded when its free CPU or
+   memory cannot feed them. With ``R`` the CPU the trace's GPU pods ask per GPU-milli and
+   ``M`` their memory per GPU-milli, the measure adds
+   ``cpu_weight * max(0, free GPU-milli - free CPU / R)`` and
+   ``memory_weight * max(0, free GPU-milli - free memory / M)``. FGD only notices when a
+   target shape stops fitting (and never for memory), which is too late for CPU-heavy
+   shared pods on 8-GPU nodes and for the gap a shared pod leaves on a node it drained.
 2. **Scarce GPU models.** Pods with a model list compete for the models they accept. A
    model's *pressure* is the GPU demand that model-restricted pods put on it (spread over
    the models they accept in proportion to capacity) per GPU of the model, scaled to a
    full cluster's worth of arrivals. A pod that accepts any model pays
    ``model_weight * pressure * its GPU demand`` for a node of that model, so it leaves
    contested models to the pods that need them. Traces without model lists pay nothing.
-3. **GPU gaps.** A shared pod put on a GPU changes the GPU's gap (its free milli). The
-   expected waste of a gap ``r`` is ``V(r) = Q(r) * mean(V(r - s)) + (1 - Q(r)) * r``, where
-   ``s`` runs over the shared sizes of the trace that fit in ``r`` (weighted by count) and
-   ``Q(r)`` is their share of all shared pods; ``V(0) = 0`` and a fully free GPU is worth 0
-   because whole-GPU pods can still use it. The pod pays ``gap_weight * (V(r - s) - V(r))``.
+3. **Spoiled GPU gaps.** A shared pod put on a GPU changes the GPU's gap (its free
+   milli). The trace's shared sizes have a best packing into GPUs, and its LP dual prices
+   every size in GPUs (``_share_plan``). A placement that leaves a gap the best packing
+   could not end with pays ``plan_weight * 1000 * cost`` GPU-milli, where ``cost`` is the
+   price of the gap before, less the pod's price and the price of the gap after (in GPUs;
+   0 when the placement follows the packing). With the weight of 10 this term decides
+   where shared pods go; FGD's measure decides among equally good gaps.
+
+What the policy knows: the cluster's state, the pod it places, and the list of pods the run
+was reset with, of which it uses only the distribution (each pod name counted once: the
+shape counts, FGD's target, the CPU and memory per GPU-milli, the model pressure and the
+share prices).
+It never looks at the order of that list, at pods still to come, or at the run's length.
 
 Decision 0015 gives the figures that chose each term and its weight.
 """
@@ -33,70 +44,56 @@ import numpy as np
 
 from ..model import Pod
 from ..state import ClusterState
+from ._share_plan import SharePlan, share_plan
 from .fgd import FGDPolicy, distinct_pods
 from .fragmentation import FloatArray, IntArray, TargetWorkload
 
-__all__ = ["WlmapPolicy", "gap_waste"]
+__all__ = ["WlmapPolicy"]
 
 _MILLI = 1000
 
 
-def gap_waste(sizes: Sequence[int], counts: Sequence[float]) -> FloatArray:
-    """Expected waste ``V(r)`` of a GPU gap ``r`` (0..1000 milli) under shared sizes.
-
-    Args:
-        sizes: the shared per-GPU sizes (milli, 1..999) seen in the trace.
-        counts: how often each size occurs.
-
-    Returns:
-        ``V`` of shape (1001,), with ``V[1000] = 0`` (a fully free GPU is not a gap).
-    """
-    size = np.asarray(sizes, dtype=np.int64)
-    count = np.asarray(counts, dtype=np.float64)
-    total = float(count.sum())
-    waste = np.zeros(_MILLI + 1, dtype=np.float64)
-    for r in range(1, _MILLI):
-        fit = size <= r
-        mass = float(count[fit].sum())
-        if mass == 0.0:
-            waste[r] = r
-            continue
-        filled = float((count[fit] * waste[r - size[fit]]).sum()) / mass
-        waste[r] = (mass / total) * filled + (1.0 - mass / total) * r
-    return waste
-
-
 class WlmapPolicy(FGDPolicy):
-    """FGD plus CPU stranding, model pressure and GPU-gap waste (see the module docstring).
+    """FGD plus CPU stranding, model pressure and spoiled GPU gaps (see the module docstring).
 
     Args:
         cpu_weight: weight of the CPU-stranding term.
+        memory_weight: weight of the memory-stranding term.
         model_weight: weight of the model-pressure term.
-        gap_weight: weight of the GPU-gap term.
+        plan_weight: weight of the spoiled-gap term (1: one GPU-milli of cost per GPU-milli spoiled).
     """
 
     name = "wlmap"
 
     def __init__(
-        self, cpu_weight: float = 1.0, model_weight: float = 1.0, gap_weight: float = 0.3
+        self,
+        cpu_weight: float = 2.0,
+        memory_weight: float = 1.0,
+        model_weight: float = 1.0,
+        plan_weight: float = 10.0,
     ) -> None:
         super().__init__()
         self.cpu_weight = cpu_weight
+        self.memory_weight = memory_weight
         self.model_weight = model_weight
-        self.gap_weight = gap_weight
+        self.plan_weight = plan_weight
         self._cpu_per_gpu = 1.0
+        self._memory_per_gpu = 1.0
         self._pressure: FloatArray = np.zeros(1, dtype=np.float64)
-        self._gap_waste: FloatArray = np.zeros(_MILLI + 1, dtype=np.float64)
+        self._plan: SharePlan = share_plan([], [])
 
     def _build_target(self, state: ClusterState, workload: Sequence[Pod]) -> TargetWorkload:
         trace = distinct_pods(workload)
         gpu_pods = [p for p in trace if p.num_gpu > 0]
         demand = sum(p.gpu_demand_milli for p in gpu_pods)
-        self._cpu_per_gpu = sum(p.cpu_milli for p in gpu_pods) / demand if demand else 1.0
+        cpu = sum(p.cpu_milli for p in gpu_pods)
+        self._cpu_per_gpu = cpu / demand if demand and cpu else 1.0
+        memory = sum(p.memory_mib for p in gpu_pods)
+        self._memory_per_gpu = memory / demand if demand and memory else 1.0
         self._pressure = _model_pressure(state, trace)
         shared = Counter(p.gpu_milli for p in trace if p.shared)
         sizes = sorted(shared)
-        self._gap_waste = gap_waste(sizes, [shared[s] for s in sizes])
+        self._plan = share_plan(sizes, [shared[s] for s in sizes])
         return super()._build_target(state, workload)
 
     def _measure(
@@ -105,7 +102,8 @@ class WlmapPolicy(FGDPolicy):
         base = super()._measure(cpu_free, memory_free, gpu_free, node_model)
         free = np.maximum(gpu_free, 0).sum(axis=1)
         stranded = np.maximum(0.0, free - np.maximum(cpu_free, 0) / self._cpu_per_gpu)
-        result: FloatArray = base + self.cpu_weight * stranded
+        starved = np.maximum(0.0, free - np.maximum(memory_free, 0) / self._memory_per_gpu)
+        result: FloatArray = base + self.cpu_weight * stranded + self.memory_weight * starved
         return result
 
     def _penalty(self, state: ClusterState, pod: Pod, idx: IntArray) -> FloatArray | float:
@@ -117,8 +115,7 @@ class WlmapPolicy(FGDPolicy):
         return cost
 
     def _gap_penalty(self, pod: Pod, gap: IntArray) -> FloatArray | float:
-        waste = self._gap_waste
-        cost: FloatArray = self.gap_weight * (waste[gap - pod.gpu_milli] - waste[gap])
+        cost: FloatArray = self.plan_weight * _MILLI * self._plan.cost(pod.gpu_milli, gap)
         return cost
 
 

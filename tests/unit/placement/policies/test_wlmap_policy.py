@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from wlmap.placement.model import Node, Placement, Pod
 from wlmap.placement.policies._common import tie_rank
+from wlmap.placement.policies._share_plan import share_plan
 from wlmap.placement.policies.fgd import FGDPolicy
-from wlmap.placement.policies.wlmap_policy import WlmapPolicy, gap_waste
+from wlmap.placement.policies.wlmap_policy import WlmapPolicy
 from wlmap.placement.policy import make_policy
 from wlmap.placement.state import ClusterState
 
@@ -33,8 +35,26 @@ def test_gpu_pod_avoids_the_node_whose_cpu_it_would_exhaust() -> None:
     trace = [Pod(f"c{i}", 2000, 1, 0, 0) for i in range(20)] + [Pod("g", 8000, 1, 1, 1000)]
     nodes = [node("lean", cpu=16_000), node("rich", cpu=64_000)]
     pod = Pod("p", cpu_milli=12_000, memory_mib=1, num_gpu=1, gpu_milli=1000)
-    # wlmap, "lean": after, 1000 m free but 4000 m CPU feeds 500 m: 500 stranded,
-    #   gain 1000 - 500 = 500 -> 62. "rich": 52 cores feed all: gain 1000 -> 73.
+    # wlmap, "lean": after, 1000 m free but 4000 m CPU feeds 500 m: 500 stranded, weight 2,
+    #   gain 1000 - 2 * 500 = 0 -> 50. "rich": 52 cores feed all: gain 1000 -> 73.
+    for seed in SEEDS:
+        first = int(tie_rank(2, seed).argmin())
+        assert choose(FGDPolicy(), nodes, trace, pod, seed) == Placement(first, (0,))
+        assert choose(WlmapPolicy(), nodes, trace, pod, seed) == Placement(1, (0,))
+
+
+def test_gpu_pod_avoids_the_node_whose_memory_it_would_exhaust() -> None:
+    # As above, with memory: the trace's GPU pod asks 8000 MiB per GPU, 8 MiB per GPU-milli
+    # (and 1 core per GPU, so CPU strands nothing here). FGD gains 1000 on both nodes.
+    # wlmap, "lean" (16000 MiB): before, 2000 m free and 2000 fed: 0; after, 1000 m free
+    #   and 4000 MiB feeds 500: 500 stranded, gain 1000 - 500 = 500 -> 62.
+    #   "rich" (256000 MiB): gain 1000 -> 73.
+    trace = [Pod(f"c{i}", 2000, 1, 0, 0) for i in range(20)] + [Pod("g", 1000, 8000, 1, 1000)]
+    nodes = [
+        Node("lean", cpu_milli=64_000, memory_mib=16_000, gpus=2, gpu_model="G2"),
+        Node("rich", cpu_milli=64_000, memory_mib=256_000, gpus=2, gpu_model="G2"),
+    ]
+    pod = Pod("p", cpu_milli=1000, memory_mib=12_000, num_gpu=1, gpu_milli=1000)
     for seed in SEEDS:
         first = int(tie_rank(2, seed).argmin())
         assert choose(FGDPolicy(), nodes, trace, pod, seed) == Placement(first, (0,))
@@ -56,17 +76,44 @@ def test_unrestricted_pod_leaves_a_contested_model_alone() -> None:
         assert choose(WlmapPolicy(), nodes, trace, pod, seed) == Placement(1, (0,))
 
 
-def test_gap_waste_follows_the_shared_sizes() -> None:
-    # One shared size, 500 m: a gap below 500 is never filled (waste = gap); from 500 up
-    # the next 500 m pod always fits, so V(r) = V(r - 500).
-    waste = gap_waste([500], [1])
-    assert waste[200] == pytest.approx(200.0)
-    assert waste[500] == pytest.approx(0.0)
-    assert waste[700] == pytest.approx(200.0)
-    assert waste[1000] == pytest.approx(0.0)
-    # Sizes 300 and 500 in equal numbers: at 300 half the pods fit (and close the gap),
-    # half do not (waste 300): V(300) = 0.5 * 0 + 0.5 * 300 = 150.
-    assert gap_waste([300, 500], [1, 1])[300] == pytest.approx(150.0)
+def test_share_prices_come_from_the_best_packing_of_the_shared_sizes() -> None:
+    # Sizes 470 and 320: the configurations are {470, 470}, {470, 320} and {320, 320, 320}
+    # (nothing else fits beside them). The dual, max y470 + y320 with 2 y470 <= 1,
+    # y470 + y320 <= 1 and 3 y320 <= 1, has the one optimum y470 = 1/2, y320 = 1/3.
+    plan = share_plan([320, 470], [10, 10])
+    assert plan.price[470] == pytest.approx(0.5)
+    assert plan.price[320] == pytest.approx(1 / 3)
+    # Gap values: 530 takes one 470 (1/2), 680 two 320s (2/3), 1000 two 470s (1), 210 none.
+    assert plan.gap_value[[210, 530, 680, 1000]] == pytest.approx([0, 0.5, 2 / 3, 1])
+    # A 320 in the 530 m gap of a 470: 1/2 - 1/3 - value(210) = 1/6 GPU spoiled; on a free
+    # GPU: 1 - 1/3 - value(680) = 0; a 470 in that gap: 1/2 - 1/2 - value(60) = 0.
+    assert plan.cost(320, np.array([530, 1000])) == pytest.approx([1 / 6, 0])
+    assert plan.cost(470, np.array([530])) == pytest.approx([0])
+    # No shared pods in the trace: nothing is ever spoiled.
+    assert share_plan([], []).cost(320, np.array([530, 1000])) == pytest.approx([0, 0])
+
+
+def test_shared_pod_leaves_a_gap_for_the_size_that_closes_it() -> None:
+    # Trace: ten each of 470 m, 320 m and whole-GPU pods (1 core each); the target is the
+    # three shapes, 1/3 each. One node, GPU 0 holds a 470 m pod (530 free), GPU 1 is free.
+    # A 320 m pod, FGD: on GPU 0 the gaps are (210, 1000): 210 is a fragment for all three
+    # shapes, F = 210; before, F = 530 / 3 (only the whole GPU shape misses GPU 0).
+    # Gain -33.3: int(100 * sigmoid(-0.0333)) = 49. On GPU 1, (530, 680): no whole GPU
+    # left, F = 1210 / 3, gain -226.7 -> 44. FGD takes GPU 0.
+    # wlmap adds 10 * 1000 * 1/6 (the spoiled share above) on GPU 0: gain -1700 -> 15;
+    # GPU 1 spoils nothing and keeps 44 (CPU and memory strand nothing: 63 cores and
+    # 255 GB feed every GPU).
+    trace = [Pod(f"a{i}", 1000, 1, 1, 470) for i in range(10)]
+    trace += [Pod(f"b{i}", 1000, 1, 1, 320) for i in range(10)]
+    trace += [Pod(f"w{i}", 1000, 1, 1, 1000) for i in range(10)]
+    nodes = [node("only", cpu=64_000)]
+    pod = Pod("p", cpu_milli=1000, memory_mib=1, num_gpu=1, gpu_milli=320)
+    placed = Pod("earlier", cpu_milli=0, memory_mib=0, num_gpu=1, gpu_milli=470)
+    for policy, gpu in ((FGDPolicy(), 0), (WlmapPolicy(), 1)):
+        state = ClusterState.from_nodes(nodes)
+        state.assign(placed, Placement(0, (0,)))
+        policy.reset(state, trace, 42)
+        assert policy.place(state, pod) == Placement(0, (gpu,))
 
 
 def test_registered_by_name() -> None:
