@@ -1,0 +1,276 @@
+"""What ``wlmap plan`` runs: read the workloads and clusters, plan, rank, and present.
+
+Kept apart from the command so that the command module stays a list of options; nothing
+here is imported before the command runs (numpy and the policies load on first use).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from wlmap.cli._session import Session
+from wlmap.cli.commands._plan_inputs import (
+    Attribution,
+    cluster_from_context,
+    cluster_from_dump,
+    workloads_live,
+)
+from wlmap.errors import PlacementInputError, WorkloadNotFoundError
+from wlmap.placement.plan import (
+    ClusterPlan,
+    GangPlan,
+    affinity_patches,
+    kai_objects,
+    kueue_patches,
+    plan_gangs,
+    rank_clusters,
+    read_occupancy,
+    workload_api_objects,
+)
+from wlmap.placement.plan.room import CLUSTER, level_word
+from wlmap.placement.topology import GangPolicy, Topology
+from wlmap.placement.topology.registry import GANG_POLICIES, make_gang_policy
+from wlmap.placement.topology.workload_gangs import WorkloadGang, gang_requests
+from wlmap.schedulers import workload_api_objects as upstream_workload_objects
+from wlmap.sources.inventory import uid_of
+from wlmap.sources.workloads import Found
+
+__all__ = [
+    "Planned",
+    "document",
+    "own_uids",
+    "plan_clusters",
+    "policy_factory",
+    "rendered",
+    "table",
+    "workloads",
+]
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One cluster's plan, with each workload's share of the gang plans."""
+
+    cluster: ClusterPlan
+    by_workload: tuple[tuple[Found, tuple[GangPlan, ...]], ...]
+
+
+def policy_factory(name: str, objective: str | None) -> Callable[[], GangPolicy]:
+    """A maker of fresh policies of that name (one per cluster).
+
+    Raises:
+        click.BadParameter: no policy has that name (the message lists them).
+    """
+    if name not in GANG_POLICIES:
+        raise click.BadParameter(
+            f"unknown gang policy {name!r}; expected one of: {', '.join(GANG_POLICIES)}",
+            param_hint="--policy",
+        )
+    make_gang_policy(name, objective=objective)  # a bad objective file fails before reading
+    return lambda: make_gang_policy(name, objective=objective)
+
+
+def workloads(
+    session: Session, files: Sequence[str], target: str | None, namespace: str | None
+) -> list[Found]:
+    """The workloads to plan: the files' top-level ones, or TYPE/NAME read live.
+
+    Raises:
+        WorkloadNotFoundError: the named workload is not there.
+    """
+    if files:
+        return session.workloads(files)
+    assert target is not None
+    token, name = target.split("/", 1)
+    found = workloads_live(session, token, name, namespace)
+    if not found:
+        raise WorkloadNotFoundError(f"{target} is not in the cluster")
+    return found
+
+
+def own_uids(found: Sequence[Found]) -> set[str]:
+    """The uids of the planned workloads: their own running pods are not counted."""
+    return {uid for f in found if (uid := uid_of(f.manifest.obj)) is not None}
+
+
+def _requests(session: Session, item: Found) -> list[WorkloadGang]:
+    metadata = item.manifest.obj.get("metadata") or {}
+    notes: list[str] = []
+    origin = item.manifest.origin
+    requests = gang_requests(
+        item.view, annotations=metadata.get("annotations"), file=origin, warnings=notes
+    )
+    for note in notes:
+        session.output.warn(note)
+    if not requests:
+        workload = f"{item.view.kind} {item.view.namespace or 'default'}/{item.view.name}"
+        why = "no gang with GPU pods" if item.view.gang_groups else "no gang"
+        raise PlacementInputError(
+            f"{workload}: {why} to place (a plan places pods that take whole GPUs)",
+            file=origin,
+            row=None,
+            column=None,
+        )
+    return requests
+
+
+def plan_clusters(
+    session: Session,
+    sources: Sequence[tuple[str, str]],
+    levels: Sequence[str],
+    found: Sequence[Found],
+    make_policy: Callable[[], GangPolicy],
+    own: set[str],
+) -> list[Planned]:
+    """Every cluster planned, best first."""
+    asked = [(item, _requests(session, item)) for item in found]
+    planned: dict[str, Planned] = {}
+    for kind, where in sources:
+        if kind == "dump":
+            manifests, name = cluster_from_dump(session, where), where
+        else:
+            manifests = cluster_from_context(session, where or None)
+            name = f"context {where}" if where else "current context"
+        attribution = Attribution(manifests)
+        occupancy = read_occupancy(
+            [m.obj for m in manifests],
+            levels,
+            attribution.owner_of,
+            name=name,
+            skip=attribution.skipper(own),
+        )
+        for warning in occupancy.warnings:
+            session.output.warn(warning)
+        policy = make_policy()
+        shares = tuple(
+            (item, tuple(plan_gangs(occupancy, requests, policy, file=item.manifest.origin)))
+            for item, requests in asked
+        )
+        cluster = ClusterPlan(occupancy, tuple(p for _, plans in shares for p in plans))
+        planned[name] = Planned(cluster, shares)
+    order = rank_clusters([p.cluster for p in planned.values()])
+    return [planned[c.name] for c in order]
+
+
+def rendered(planned: Planned, found: Sequence[Found], render: str) -> dict[str, Any]:
+    """The decision on the first-ranked cluster in one scheduler's form."""
+    topology = planned.cluster.occupancy.topology
+    items: list[dict[str, Any]] = []
+    for item, plans in planned.by_workload:
+        obj, view = item.manifest.obj, item.view
+        workload = f"{view.kind} {view.namespace or 'default'}/{view.name}"
+        if render == "affinity":
+            parts = affinity_patches(item.entry.definition, obj, view, plans, topology)
+            items.extend({"workload": workload, **part} for part in parts)
+        elif render == "kueue":
+            parts = kueue_patches(item.entry.definition, obj, plans, topology)
+            items.extend({"workload": workload, **part} for part in parts)
+        elif render == "kai":
+            kai = kai_objects(obj, plans, topology)
+            if kai is not None:
+                items.append({"workload": workload, **kai})
+        else:
+            items.extend(
+                workload_api_objects(upstream_workload_objects(view, obj), plans, topology)
+            )
+    if render == "workload":
+        return {"apiVersion": "v1", "kind": "List", "items": items}
+    return {"cluster": planned.cluster.name, "items": items}
+
+
+def document(ranked: Sequence[Planned]) -> dict[str, Any]:
+    """Every cluster's plan as JSON/YAML data, best first."""
+    items = []
+    for rank, planned in enumerate(ranked, 1):
+        cluster = planned.cluster
+        occupancy = cluster.occupancy
+        items.append(
+            {
+                "cluster": cluster.name,
+                "rank": rank,
+                "fits": cluster.fits,
+                "gangs": len(cluster.plans),
+                "placedGangs": cluster.placed,
+                "cost": None if cluster.cost is None else round(cluster.cost, 4),
+                "nodes": len(occupancy.topology.nodes),
+                "gpus": int(occupancy.topology.gpus.sum()),
+                "freeGpusAfter": cluster.free_gpus,
+                "pending": [
+                    {"workload": p.workload, "pod": p.name, "gpus": p.gpus}
+                    for p in occupancy.pending
+                ],
+                "plans": [p.to_dict(occupancy.topology) for p in cluster.plans],
+            }
+        )
+    return {"items": items, "count": len(items)}
+
+
+def table(ranked: Sequence[Planned]) -> str:
+    """The plans as text: a ranking when there are several clusters, then each gang."""
+    lines: list[str] = []
+    if len(ranked) > 1:
+        rows = [("RANK", "CLUSTER", "FITS", "GANGS", "COST", "FREE GPUS")]
+        for rank, planned in enumerate(ranked, 1):
+            c = planned.cluster
+            cost = "-" if c.cost is None else f"{c.cost:.3f}"
+            rows.append(
+                (str(rank), c.name, "yes" if c.fits else "no", f"{c.placed}/{len(c.plans)}",
+                 cost, str(c.free_gpus))
+            )  # fmt: skip
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines += [
+            "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows
+        ]
+        lines.append("")
+    for planned in ranked:
+        occupancy = planned.cluster.occupancy
+        topology = occupancy.topology
+        free = int(occupancy.capacity.node_free.sum())
+        lines.append(
+            f"cluster {occupancy.name}: {len(topology.nodes)} GPU nodes, "
+            f"{int(topology.gpus.sum())} GPUs ({free} free after the plan)"
+        )
+        for plan in planned.cluster.plans:
+            lines += _gang_lines(plan, occupancy.topology)
+        waiting: dict[str, list[int]] = {}
+        for pod in occupancy.pending:
+            entry = waiting.setdefault(pod.workload, [0, 0])
+            entry[0] += 1
+            entry[1] += pod.gpus
+        for workload, (pods, gpus) in waiting.items():
+            lines.append(
+                f"  pending: {pods} pod{'s' if pods > 1 else ''} of {workload} ({gpus} GPUs) "
+                f"{'wait' if pods > 1 else 'waits'} for a node"
+            )
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _gang_lines(plan: GangPlan, topology: Topology) -> list[str]:
+    request = plan.request
+    head = f"  {request.name}: {request.pods} pods x {request.gpus_per_pod} GPU{'s' if request.gpus_per_pod > 1 else ''}"
+    if plan.placement is None:
+        assert plan.shortfall is not None
+        return [head, f"    does not fit: {plan.shortfall.text}"]
+    level = plan.level
+    if level is None or level == CLUSTER:
+        where = "spread over the cluster"
+    elif level == len(topology.levels):
+        parent = level_word(topology, level - 1)
+        where = f"node {plan.domain[-1]} ({parent} {'/'.join(plan.domain[:-1])})"
+    else:
+        where = f"{level_word(topology, level)} {'/'.join(plan.domain)}"
+    nodes = ", ".join(
+        f"{topology.nodes[node].name} ({pods} pod{'s' if pods > 1 else ''})"
+        for node, pods in plan.placement.nodes
+    )
+    return [
+        head,
+        f"    fits in {where}",
+        f"    nodes: {nodes}",
+        f"    why: {plan.placement.reason}",
+    ]
