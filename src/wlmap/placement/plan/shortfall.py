@@ -112,7 +112,11 @@ def shortfall(occupancy: Occupancy, gang: Gang) -> Shortfall:
     if gang.gpus_per_pod > largest:
         return done(f"{need}; no node has {gang.gpus_per_pod} GPUs (the largest has {largest})")
     if empty == 0:
-        return done(f"{need}{where}; no {word} could hold it even with every GPU free")
+        most = int(domain_room(FreeCapacity(topology), gang, level).max(initial=0))
+        return done(
+            f"{need}{where}; no {word} could hold it even with every GPU free "
+            f"(the roomiest takes {most} pods of {gang.gpus_per_pod})"
+        )
     if level == CLUSTER:
         now = f"the cluster has {int(free[0])} free GPUs"
     else:
