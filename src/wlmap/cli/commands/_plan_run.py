@@ -97,25 +97,38 @@ def own_uids(found: Sequence[Found]) -> set[str]:
     return {uid for f in found if (uid := uid_of(f.manifest.obj)) is not None}
 
 
-def _requests(session: Session, item: Found) -> list[WorkloadGang]:
-    metadata = item.manifest.obj.get("metadata") or {}
-    notes: list[str] = []
-    origin = item.manifest.origin
-    requests = gang_requests(
-        item.view, annotations=metadata.get("annotations"), file=origin, warnings=notes
-    )
-    for note in notes:
-        session.output.warn(note)
-    if not requests:
-        workload = f"{item.view.kind} {item.view.namespace or 'default'}/{item.view.name}"
-        why = "no gang with GPU pods" if item.view.gang_groups else "no gang"
-        raise PlacementInputError(
-            f"{workload}: {why} to place (a plan places pods that take whole GPUs)",
-            file=origin,
-            row=None,
-            column=None,
+def _requests(session: Session, found: Sequence[Found]) -> list[tuple[Found, list[WorkloadGang]]]:
+    """Each workload's gangs; workloads without any are left out with a warning, and an
+    error when none has one."""
+    asked = []
+    problems = []
+    for item in found:
+        metadata = item.manifest.obj.get("metadata") or {}
+        notes: list[str] = []
+        origin = item.manifest.origin
+        requests = gang_requests(
+            item.view, annotations=metadata.get("annotations"), file=origin, warnings=notes
         )
-    return requests
+        for note in notes:
+            session.output.warn(note)
+        if requests:
+            asked.append((item, requests))
+            continue
+        view = item.view
+        workload = f"{view.kind} {view.namespace or 'default'}/{view.name or '(generated name)'}"
+        why = "no gang with GPU pods" if view.gang_groups else "no gang"
+        problems.append(
+            (
+                origin,
+                f"{workload}: {why} to place (a plan places gangs of pods that take whole GPUs)",
+            )
+        )
+    if not asked:
+        origin, message = problems[0] if problems else ("-f", "no workload to place")
+        raise PlacementInputError(message, file=origin, row=None, column=None)
+    for origin, message in problems:
+        session.output.warn(f"{origin}: {message}; left out")
+    return asked
 
 
 def plan_clusters(
@@ -124,10 +137,11 @@ def plan_clusters(
     levels: Sequence[str],
     found: Sequence[Found],
     make_policy: Callable[[], GangPolicy],
-    own: set[str],
 ) -> list[Planned]:
-    """Every cluster planned, best first."""
-    asked = [(item, _requests(session, item)) for item in found]
+    """Every cluster planned, best first; the planned workloads' own pods are not counted
+    (the plan answers where they would go, not where they are)."""
+    asked = _requests(session, found)
+    own = own_uids([item for item, _ in asked])
     planned: dict[str, Planned] = {}
     for kind, where in sources:
         if kind == "dump":

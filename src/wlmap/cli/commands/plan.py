@@ -96,11 +96,10 @@ def plan(
     keys = [k.strip() for value in levels for k in value.split(",") if k.strip()]
     chosen = run.policy_factory(policy, objective)
     found = run.workloads(session, files, target, namespace)
-    skip = run.own_uids(found)
     sources = [("dump", c) for c in clusters] + [("context", c) for c in contexts]
     if not sources:
         sources = [("context", session.context or "")]
-    ranked = run.plan_clusters(session, sources, keys, found, chosen, skip)
+    ranked = run.plan_clusters(session, sources, keys, found, chosen)
     if render:
         session.output.document(run.rendered(ranked[0], found, render), fmt or "yaml")
     elif fmt in ("json", "yaml"):
