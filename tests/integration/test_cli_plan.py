@@ -85,3 +85,13 @@ def test_plan_live_gives_the_answer_of_a_dump_of_the_same_objects(
     (gang,) = from_live["plans"]
     assert not gang["fits"]
     assert f"if the pods of Job {namespace}/holder finished" in gang["reason"]
+
+    # the same cluster by context and by dump, ranked side by side: equal but for the name
+    context = yaml.safe_load(wlmap.kubeconfig.read_text())["current-context"]
+    both = wlmap("plan", "-f", str(workload), "--cluster", str(dump), "--context", context,
+                 "--levels", LEVELS, "-o", "json")  # fmt: skip
+    assert both.code == OK, both.err
+    first, second = json.loads(both.out)["items"]
+    assert {first.pop("cluster"), second.pop("cluster")} == {str(dump), f"context {context}"}
+    assert first.pop("rank") == 1 and second.pop("rank") == 2
+    assert first == second == {k: v for k, v in from_dump.items() if k != "rank"}
