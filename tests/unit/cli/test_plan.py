@@ -141,8 +141,11 @@ def test_the_lws_sample_renders_one_patch_for_its_gpu_workers(
         capsys, "-f", str(corpus_path(LWS)), "--cluster", str(CLUSTER), "--render", "affinity"
     )
     assert code == OK, err
-    (item,) = yaml.safe_load(out)["items"]
-    assert item["component"] == "worker"
+    worker, leader = yaml.safe_load(out)["items"]
+    assert (worker["component"], leader["component"]) == ("worker", "leader")
+    assert worker["nodeAffinity"] == leader["nodeAffinity"]
+    assert "jsonPatch" in worker and "jsonPatch" not in leader
+    assert "no affinity patch: " in err and "component 'leader'" in err
     assert "component leader: no GPUs, left out of gang placement" in err
 
 

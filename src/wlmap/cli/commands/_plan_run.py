@@ -170,7 +170,7 @@ def plan_clusters(
     return [planned[c.name] for c in order]
 
 
-def rendered(planned: Planned, found: Sequence[Found], render: str) -> dict[str, Any]:
+def rendered(session: Session, planned: Planned, render: str) -> dict[str, Any]:
     """The decision on the first-ranked cluster in one scheduler's form."""
     topology = planned.cluster.occupancy.topology
     items: list[dict[str, Any]] = []
@@ -181,7 +181,7 @@ def rendered(planned: Planned, found: Sequence[Found], render: str) -> dict[str,
             parts = affinity_patches(item.entry.definition, obj, view, plans, topology)
             items.extend({"workload": workload, **part} for part in parts)
         elif render == "kueue":
-            parts = kueue_patches(item.entry.definition, obj, plans, topology)
+            parts = kueue_patches(item.entry.definition, obj, view, plans, topology)
             items.extend({"workload": workload, **part} for part in parts)
         elif render == "kai":
             kai = kai_objects(obj, plans, topology)
@@ -191,6 +191,9 @@ def rendered(planned: Planned, found: Sequence[Found], render: str) -> dict[str,
             items.extend(
                 workload_api_objects(upstream_workload_objects(view, obj), plans, topology)
             )
+    for entry in items:
+        if "error" in entry:
+            session.output.warn(f"{entry['workload']}: no {render} patch: {entry['error']}")
     if render == "workload":
         return {"apiVersion": "v1", "kind": "List", "items": items}
     return {"cluster": planned.cluster.name, "items": items}

@@ -101,7 +101,7 @@ def plan(
         sources = [("context", session.context or "")]
     ranked = run.plan_clusters(session, sources, keys, found, chosen)
     if render:
-        session.output.document(run.rendered(ranked[0], found, render), fmt or "yaml")
+        session.output.document(run.rendered(session, ranked[0], render), fmt or "yaml")
     elif fmt in ("json", "yaml"):
         session.output.document(run.document(ranked), fmt)
     else:

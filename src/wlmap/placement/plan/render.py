@@ -8,13 +8,14 @@ Each form says as much of the decision as its API can:
   block, since rack values repeat across blocks. Gangs of one component that chose
   different domains (the groups of a LeaderWorkerSet) give one node-selector term each,
   ORed, as the API reads terms. A term already on the template is kept and ANDed with ours.
-- ``kueue``: the pod templates' ``kueue.x-k8s.io/podset-required-topology`` at the level
-  the plan put the gang in one domain of, when the gang required a level (its required
-  level tightened to the plan's); ``podset-preferred-topology`` at that level otherwise.
-  Kueue accepts one of the two per pod set (KEP 2724, "Validation"), so the other is
-  removed. Kueue picks the domain itself; the level is what can be asked.
+  Templates in one Kueue pod-set group with a gang's (a LeaderWorkerSet leader) get the
+  same terms, so the group stays together as Kueue would keep it.
+- ``kueue``: the pod templates' ``kueue.x-k8s.io/podset-required-topology`` or
+  ``podset-preferred-topology`` at the plan's level (see :mod:`._levels` and
+  :mod:`._kueue` for Kueue's validation rules the patches keep). Kueue picks the domain
+  itself; the level is what can be asked.
 - ``kai``: the workload's ``kai.scheduler/topology``, ``-required-placement`` or
-  ``-preferred-placement`` (same rule), with the KAI ``Topology`` object they name
+  ``-preferred-placement`` (the same level rule), with the KAI ``Topology`` object they name
   (``kai.scheduler/v1alpha1``, levels as node labels coarsest first, as KAI's
   docs/topology/README.md shows).
 - ``workload``: the upstream ``scheduling.k8s.io/v1alpha2`` Workload and PodGroups (the
@@ -30,22 +31,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wlmap.definitions import Definition
+from wlmap.placement.plan._kueue import kueue_patches, with_companions
+from wlmap.placement.plan._levels import (
+    annotation_for,
+    coarser,
+    coarser_key,
+    patch_item,
+    placed,
+)
 from wlmap.placement.plan.planner import GangPlan
 from wlmap.placement.plan.room import CLUSTER, level_key, level_word
 from wlmap.placement.topology import Topology
-from wlmap.placement.topology.workload_gangs import (
-    KAI_PREFERRED,
-    KAI_REQUIRED,
-    KAI_TOPOLOGY,
-    KUEUE_PREFERRED,
-    KUEUE_REQUIRED,
-)
-from wlmap.workload import PodChanges, WorkloadView, patch_pods
+from wlmap.placement.topology.workload_gangs import KAI_PREFERRED, KAI_REQUIRED, KAI_TOPOLOGY
+from wlmap.workload import PodChanges, WorkloadView
 
 __all__ = ["RENDERS", "affinity_patches", "kai_objects", "kueue_patches", "workload_api_objects"]
 
 RENDERS = ("affinity", "kueue", "kai", "workload")
-KUEUE_UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
 KAI_API = "kai.scheduler/v1alpha1"
 
 
@@ -58,53 +60,18 @@ def affinity_patches(
 ) -> list[dict[str, Any]]:
     """One node-affinity patch per component of the placed gangs."""
     terms: dict[str, list[dict[str, Any]]] = {}
-    for plan in _placed(plans):
+    for plan in placed(plans):
         expressions = _expressions(plan, topology)
-        for component in plan.request.components:
+        for component in with_companions(view, plan.request.components):
             known = terms.setdefault(component, [])
             if expressions not in known:
                 known.append(expressions)
     items = []
     for component, ours in terms.items():
         node_affinity = _merged(_existing(view, component), ours)
-        patch = patch_pods(
-            definition, obj, component, PodChanges(affinity={"nodeAffinity": node_affinity})
-        )
-        items.append(
-            {
-                "component": component,
-                "nodeAffinity": node_affinity,
-                "jsonPatch": patch.json_patch,
-                "mergePatch": patch.merge_patch,
-            }
-        )
-    return items
-
-
-def kueue_patches(
-    definition: Definition, obj: Mapping[str, Any], plans: Sequence[GangPlan], topology: Topology
-) -> list[dict[str, Any]]:
-    """One annotation patch per component of the placed gangs."""
-    chosen: dict[str, tuple[str, str]] = {}
-    for plan in _placed(plans):
-        key, level = _annotation(plan, topology, KUEUE_REQUIRED, KUEUE_PREFERRED)
-        for component in plan.request.components:
-            chosen[component] = _coarser((key, level), chosen.get(component), topology)
-    items = []
-    for component, (key, level) in chosen.items():
-        annotations: dict[str, str | None] = dict.fromkeys(
-            (KUEUE_REQUIRED, KUEUE_PREFERRED, KUEUE_UNCONSTRAINED)
-        )
-        annotations[key] = level
-        patch = patch_pods(definition, obj, component, PodChanges(annotations=annotations))
-        items.append(
-            {
-                "component": component,
-                "annotations": {key: level},
-                "jsonPatch": patch.json_patch,
-                "mergePatch": patch.merge_patch,
-            }
-        )
+        changes = PodChanges(affinity={"nodeAffinity": node_affinity})
+        shown = {"nodeAffinity": node_affinity}
+        items.append(patch_item(definition, obj, component, changes, shown))
     return items
 
 
@@ -113,15 +80,17 @@ def kai_objects(
 ) -> dict[str, Any] | None:
     """The workload's KAI annotations as patches, and the Topology they name; None when no
     gang is placed."""
-    placed = _placed(plans)
-    if not placed:
+    chosen = placed(plans)
+    if not chosen:
         return None
     found: tuple[str, str] | None = None
-    for plan in placed:
-        found = _coarser(_annotation(plan, topology, KAI_REQUIRED, KAI_PREFERRED), found, topology)
+    for plan in chosen:
+        found = coarser(
+            annotation_for(plan, topology, KAI_REQUIRED, KAI_PREFERRED), found, topology
+        )
     assert found is not None
     key, level = found
-    name = next((p.request.topology_name for p in placed if p.request.topology_name), None)
+    name = next((p.request.topology_name for p in chosen if p.request.topology_name), None)
     name = name or "-".join(level_word(topology, i) for i in range(len(topology.levels) + 1))
     wanted: dict[str, str | None] = {KAI_TOPOLOGY: name, KAI_REQUIRED: None, KAI_PREFERRED: None}
     wanted[key] = level
@@ -145,7 +114,7 @@ def workload_api_objects(
 ) -> list[dict[str, Any]]:
     """The Workload and PodGroups with each gang's topology constraint keyed on its level."""
     keys: dict[str, str] = {}
-    for plan in _placed(plans):
+    for plan in placed(plans):
         level = plan.level if plan.level is not None and plan.level != CLUSTER else None
         if level is None:
             continue
@@ -154,7 +123,7 @@ def workload_api_objects(
         keys[label] = (
             level_key(topology, level)
             if previous is None
-            else _coarser_key(previous, level_key(topology, level), topology)
+            else coarser_key(previous, level_key(topology, level), topology)
         )
     result = []
     for original in objects:
@@ -172,10 +141,6 @@ def workload_api_objects(
                 spec["schedulingConstraints"] = {"topology": [{"key": key}]}
         result.append(obj)
     return result
-
-
-def _placed(plans: Sequence[GangPlan]) -> list[GangPlan]:
-    return [p for p in plans if p.placement is not None]
 
 
 def _expressions(plan: GangPlan, topology: Topology) -> dict[str, Any]:
@@ -216,33 +181,6 @@ def _merged(existing: Mapping[str, Any], ours: list[dict[str, Any]]) -> dict[str
     ] or [copy.deepcopy(o) for o in ours]
     result["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
     return result
-
-
-def _annotation(
-    plan: GangPlan, topology: Topology, required: str, preferred: str
-) -> tuple[str, str]:
-    assert plan.level is not None
-    if plan.level == CLUSTER:
-        level = plan.gang.preferred_level if plan.gang.preferred_level is not None else 0
-        return preferred, level_key(topology, level)
-    key = required if plan.gang.required_level is not None else preferred
-    return key, level_key(topology, plan.level)
-
-
-def _coarser(
-    new: tuple[str, str], old: tuple[str, str] | None, topology: Topology
-) -> tuple[str, str]:
-    """Of two (annotation, level) choices for one template, the one every gang meets."""
-    if old is None:
-        return new
-    level = _coarser_key(new[1], old[1], topology)
-    key = new[0] if new[0] == old[0] else min(new[0], old[0], key=lambda k: "preferred" in k)
-    return key, level
-
-
-def _coarser_key(first: str, second: str, topology: Topology) -> str:
-    order = [*topology.levels, level_key(topology, len(topology.levels))]
-    return first if order.index(first) <= order.index(second) else second
 
 
 def _metadata_patch(

@@ -1,6 +1,7 @@
 """Each rendering of a plan, applied to the workload and read back: the node affinity
-selects the chosen nodes, the Kueue and KAI annotations read back as the plan's level, and
-the Workload API objects carry it as their topology constraint."""
+selects the chosen nodes, the Kueue and KAI annotations read back as the plan's level (and
+keep Kueue's rules: one of required or preferred, one value per pod-set group, slices
+below), and the Workload API objects carry it as their topology constraint."""
 
 from __future__ import annotations
 
@@ -49,10 +50,14 @@ def test_the_affinity_patch_selects_the_chosen_nodes_and_nothing_outside_the_dom
     (lws,) = corpus_objects(LWS)
     state, plans = planned(lws)
     item = found(lws)
-    (patch,) = affinity_patches(item.entry.definition, lws, item.view, plans, state.topology)
-    assert patch["component"] == "worker"
+    patch, leader = affinity_patches(item.entry.definition, lws, item.view, plans, state.topology)
+    assert (patch["component"], leader["component"]) == ("worker", "leader")
+    # the leader (no GPUs, not in the gang) shares the workers' Kueue pod-set group: it
+    # goes with them, but the definition reads its template through a fallback (`//`),
+    # which the write-back refuses to write: the reason is given instead of a patch
+    assert leader["nodeAffinity"] == patch["nodeAffinity"]
+    assert "read-only projection" in leader["error"] and "jsonPatch" not in leader
     patched = jsonpatch.apply_patch(lws, patch["jsonPatch"])
-    # only the workers' template changes: the leader (no GPUs) is not part of the gang
     assert list(patch["mergePatch"]["spec"]["leaderWorkerTemplate"]) == ["workerTemplate"]
     worker = found(patched).view
     (template,) = [c.template for c in worker.components if c.name == "worker" and c.template]
@@ -93,7 +98,7 @@ def test_kueue_annotations_read_back_as_the_plans_level() -> None:
     job = gpu_job(3, 4)
     state, (plan,) = planned(job)
     item = found(job)
-    (patch,) = kueue_patches(item.entry.definition, job, [plan], state.topology)
+    (patch,) = kueue_patches(item.entry.definition, job, item.view, [plan], state.topology)
     patched = jsonpatch.apply_patch(job, patch["jsonPatch"])
     (request,) = gang_requests(found(patched).view)
     assert plan.level is not None and request.required is not None
@@ -105,12 +110,16 @@ def test_lws_workers_required_level_is_tightened_to_the_node_the_plan_chose() ->
     (lws,) = corpus_objects(LWS)
     state, plans = planned(lws)
     item = found(lws)
-    (patch,) = kueue_patches(item.entry.definition, lws, plans, state.topology)
-    # both groups fit on one node each: the workers' one annotation becomes the hostname
+    patch, leader = kueue_patches(item.entry.definition, lws, item.view, plans, state.topology)
+    # both groups fit on one node each: the workers' one annotation becomes the hostname,
+    # and the leader's too (Kueue wants one value across a pod-set group), though its
+    # template cannot be written back (read through a `//` fallback): the reason is given
     assert all(p.level == len(state.topology.levels) for p in plans)
     assert patch["annotations"] == {
         "kueue.x-k8s.io/podset-required-topology": "kubernetes.io/hostname"
     }
+    assert (leader["component"], leader["annotations"]) == ("leader", patch["annotations"])
+    assert "read-only projection" in leader["error"]
     patched = jsonpatch.apply_patch(lws, patch["jsonPatch"])
     first, _ = gang_requests(found(patched).view)
     assert first.required is not None and first.required.level == "kubernetes.io/hostname"
@@ -147,3 +156,32 @@ def test_workload_api_templates_and_podgroups_carry_the_plans_level() -> None:
         objects[1]["spec"]["podGroupTemplateRef"]["workload"]["podGroupTemplateName"]
         == template["name"]
     )
+
+
+def test_a_kueue_level_stays_above_the_slice_level() -> None:
+    job = gpu_job(2, 2)
+    annotations = job["spec"]["template"]["metadata"]["annotations"]
+    annotations["kueue.x-k8s.io/podset-slice-required-topology"] = RACK
+    annotations["kueue.x-k8s.io/podset-slice-size"] = "2"
+    annotations["kueue.x-k8s.io/podset-required-topology"] = "cloud.provider.com/topology-block"
+    state, (plan,) = planned(job)
+    item = found(job)
+    # two 2-GPU pods fit on one node, but a slice of rack level must stay below the pod set's
+    assert plan.level == len(state.topology.levels)
+    (patch,) = kueue_patches(item.entry.definition, job, item.view, [plan], state.topology)
+    assert patch["annotations"] == {
+        "kueue.x-k8s.io/podset-required-topology": "cloud.provider.com/topology-block"
+    }
+
+
+def test_a_template_outside_the_gangs_gets_the_loosest_request() -> None:
+    (lws,) = corpus_objects(LWS)
+    leader = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["metadata"]
+    leader["annotations"] = {}  # no group, no topology: outside the workers' request
+    state, plans = planned(lws)
+    item = found(lws)
+    patches = kueue_patches(item.entry.definition, lws, item.view, plans, state.topology)
+    by_component = {p["component"]: p["annotations"] for p in patches}
+    assert by_component["leader"] == {
+        "kueue.x-k8s.io/podset-preferred-topology": "cloud.provider.com/topology-block"
+    }
