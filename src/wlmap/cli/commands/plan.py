@@ -87,7 +87,8 @@ def plan(
     pods leave: its Kueue-style topology assignment, nodes and reason, or why it does not
     fit (the binding level and resource, and whose pods finishing would make room).
     """
-    from wlmap.cli.commands import _plan_run as run  # noqa: PLC0415 - loads the engine
+    from wlmap.cli.commands import _plan_output as show  # noqa: PLC0415 - loads the engine
+    from wlmap.cli.commands import _plan_run as run  # noqa: PLC0415
 
     if bool(target) == bool(files):
         raise click.UsageError("give the workload as TYPE/NAME or with -f FILE (one of them)")
@@ -103,6 +104,6 @@ def plan(
     if render:
         session.output.document(run.rendered(session, ranked[0], render), fmt or "yaml")
     elif fmt in ("json", "yaml"):
-        session.output.document(run.document(ranked), fmt)
+        session.output.document(show.document(ranked), fmt)
     else:
-        session.output.data(run.table(ranked))
+        session.output.data(show.table(ranked))
