@@ -73,17 +73,27 @@ class Occupancy:
     held: list[HeldGpus] = field(default_factory=list)
     pending: list[PendingPod] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    _index: tuple[list[HeldGpus], dict[str, list[HeldGpus]]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def held_by(self, workload: str) -> list[HeldGpus]:
         """What one workload holds, node by node."""
-        return [h for h in self.held if h.workload == workload]
+        return list(self._by_workload().get(workload, ()))
 
     def workloads(self) -> list[str]:
         """The workloads holding GPUs, most GPUs first (then by name)."""
-        totals: dict[str, int] = {}
-        for h in self.held:
-            totals[h.workload] = totals.get(h.workload, 0) + h.gpus
+        totals = {w: sum(h.gpus for h in held) for w, held in self._by_workload().items()}
         return sorted(totals, key=lambda w: (-totals[w], w))
+
+    def _by_workload(self) -> dict[str, list[HeldGpus]]:
+        # indexed once per list of holdings: a reason asks once per holding workload
+        if self._index is None or self._index[0] is not self.held:
+            grouped: dict[str, list[HeldGpus]] = {}
+            for h in self.held:
+                grouped.setdefault(h.workload, []).append(h)
+            self._index = (self.held, grouped)
+        return self._index[1]
 
 
 def read_occupancy(
@@ -164,6 +174,7 @@ def _take_pods(
 ) -> None:
     index = {n.name: i for i, n in enumerate(occupancy.topology.nodes)}
     held: dict[tuple[str, int], list[int]] = {}
+    over: list[str] = []
     for pod in objects:
         if pod.get("kind") != "Pod" or skip(pod):
             continue
@@ -183,16 +194,19 @@ def _take_pods(
         if node is None or not gpus:
             continue  # a node outside the topology, or a pod without GPUs
         free = int(occupancy.capacity.node_free[node])
-        if gpus > free:
-            occupancy.warnings.append(
-                f"{occupancy.name}: pod {metadata.get('namespace')}/{metadata.get('name')} "
-                f"holds {gpus} GPUs on {node_name}, which had {free} left; counted as {free}"
-            )
+        if gpus > free:  # the dump was taken mid-change, or the node shrank
+            over.append(f"{metadata.get('namespace')}/{metadata.get('name')} on {node_name}")
             gpus = free
         occupancy.capacity.take(node, gpus)
         entry = held.setdefault((workload, node), [0, 0])
         entry[0] += gpus
         entry[1] += 1
+    if over:
+        shown = ", ".join(over[:3]) + (f" and {len(over) - 3} more" if len(over) > 3 else "")
+        occupancy.warnings.append(
+            f"{occupancy.name}: {len(over)} pod(s) ask for more GPUs than their node had left "
+            f"({shown}); each is counted as what was left"
+        )
     occupancy.held = [
         HeldGpus(workload, node, gpus, pods) for (workload, node), (gpus, pods) in held.items()
     ]

@@ -30,6 +30,7 @@ from wlmap.placement.topology import FreeCapacity, Gang
 __all__ = ["Relief", "Shortfall", "shortfall"]
 
 MAX_RELIEFS = 3
+MAX_NAMED = 3  # workloads named in a reason; the data lists them all
 IntArray = npt.NDArray[np.int64]
 
 
@@ -174,7 +175,8 @@ def _reliefs(occupancy: Occupancy, gang: Gang, level: int) -> tuple[Relief, ...]
     chosen: list[str] = []
     for workload in sorted(totals, key=lambda w: (-totals[w], w)):
         chosen.append(workload)
-        held = [h for h in inside if h.workload in chosen]
+        named = set(chosen)
+        held = [h for h in inside if h.workload in named]
         fits = _fits_without(occupancy, gang, level, held)
         if fits:
             return (_relief(occupancy, tuple(chosen), held, fits, level),)
@@ -211,6 +213,9 @@ def _relief(
 
 def _relief_text(relief: Relief, word: str, level: int) -> str:
     names = " and ".join(relief.workloads)
+    if len(relief.workloads) > MAX_NAMED:
+        rest = len(relief.workloads) - MAX_NAMED
+        names = ", ".join(relief.workloads[:MAX_NAMED]) + f" and {rest} more workloads"
     them = "it holds" if len(relief.workloads) == 1 else "they hold"
     plural = "s" if len(relief.where) > 1 else ""
     inside = f" in {word}{plural} {', '.join(relief.where)}" if relief.where else ""
