@@ -185,3 +185,26 @@ def test_a_template_outside_the_gangs_gets_the_loosest_request() -> None:
     assert by_component["leader"] == {
         "kueue.x-k8s.io/podset-preferred-topology": "cloud.provider.com/topology-block"
     }
+
+
+def test_a_gang_spread_over_blocks_is_rendered_as_the_blocks_it_uses() -> None:
+    job = gpu_job(4, 8)  # every free whole node of the dump: two per block
+    del job["spec"]["template"]["metadata"]["annotations"][
+        "kueue.x-k8s.io/podset-required-topology"
+    ]
+    state, (plan,) = planned(job)
+    assert plan.fits and plan.level == -1 and plan.to_dict(state.topology)["domain"] is None
+    item = found(job)
+    (patch,) = affinity_patches(item.entry.definition, job, item.view, [plan], state.topology)
+    (term,) = patch["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ]
+    assert term == {
+        "matchExpressions": [
+            {"key": "cloud.provider.com/topology-block", "operator": "In", "values": ["b1", "b2"]}
+        ]
+    }
+    (kueue,) = kueue_patches(item.entry.definition, job, item.view, [plan], state.topology)
+    assert kueue["annotations"] == {
+        "kueue.x-k8s.io/podset-preferred-topology": "cloud.provider.com/topology-block"
+    }
