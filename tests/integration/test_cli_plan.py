@@ -14,7 +14,7 @@ from tests.integration.controllers import owner_reference
 from tests.integration.kube import Kube
 from tests.integration.wlmapcli import Wlmap
 from tests.unit.placement.plan.inputs import BLOCK, RACK, gpu_job
-from wlmap.cli._exits import OK
+from wlmap.cli._exits import NOT_FOUND, OK
 
 LEVELS = f"{BLOCK},{RACK}"
 
@@ -95,3 +95,9 @@ def test_plan_live_gives_the_answer_of_a_dump_of_the_same_objects(
     assert {first.pop("cluster"), second.pop("cluster")} == {str(dump), f"context {context}"}
     assert first.pop("rank") == 1 and second.pop("rank") == 2
     assert first == second == {k: v for k, v in from_dump.items() if k != "rank"}
+
+
+def test_plan_of_a_workload_the_cluster_lacks_is_not_found(wlmap: Wlmap, namespace: str) -> None:
+    result = wlmap("plan", "jobs/absent", "-n", namespace, "--levels", LEVELS)
+    assert result.code == NOT_FOUND
+    assert result.errors == [f"error: job 'absent' not found in namespace '{namespace}'"]
