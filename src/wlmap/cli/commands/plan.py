@@ -47,7 +47,7 @@ RENDER_CHOICES = ("affinity", "kueue", "kai", "workload")
     default="wlmap",
     show_default=True,
     metavar="NAME",
-    help="The gang policy (see `wlmap simulate gangs --help`).",
+    help="The gang policy by name (wlmap, kueue-bestfit, kai, volcano, ...; a wrong name lists them).",
 )
 @click.option(
     "--objective",
