@@ -85,7 +85,9 @@ def test_the_planned_workloads_own_running_pods_do_not_count(
     (gang,) = cluster["plans"]
     assert gang["gang"] == "JobSet team-b/train-x gang replicatedJob" and gang["fits"]
     assert cluster["freeGpusAfter"] == 64 - 8 - 12
-    assert "Pod team-a/pretrain-0-xk2p9: no gang to place" in err  # bare pods are left out
+    assert (
+        "Pod team-a/pretrain-0-xk2p9: no gang: its definition declares none" in err
+    )  # bare pods are left out
 
 
 def test_two_clusters_are_ranked_fits_first(
@@ -155,7 +157,7 @@ def test_the_lws_sample_renders_one_patch_for_its_gpu_workers(
         (
             ["-f", "KUEUE_JOB", "--cluster", "CLUSTER", "--levels", LEVELS],
             UNREADABLE_INPUT,
-            "Job default/(generated name): no gang with GPU pods to place",
+            "Job default/(generated name): no gang of pods that take whole GPUs",
         ),
         (
             ["-f", "JOB", "--cluster", "CLUSTER", "--levels", "example.com/zone," + RACK],

@@ -113,13 +113,12 @@ def _requests(session: Session, found: Sequence[Found]) -> list[tuple[Found, lis
             continue
         view = item.view
         workload = f"{view.kind} {view.namespace or 'default'}/{view.name or '(generated name)'}"
-        why = "no gang with GPU pods" if view.gang_groups else "no gang"
-        problems.append(
-            (
-                origin,
-                f"{workload}: {why} to place (a plan places gangs of pods that take whole GPUs)",
-            )
+        why = (
+            "no gang of pods that take whole GPUs (see the warnings for what was left out)"
+            if view.gang_groups
+            else "no gang: its definition declares none (its pods are scheduled one by one)"
         )
+        problems.append((origin, f"{workload}: {why}; a plan places gangs"))
     if not asked:
         origin, message = problems[0] if problems else ("-f", "no workload to place")
         raise PlacementInputError(message, file=origin, row=None, column=None)
