@@ -43,6 +43,11 @@ COMMANDS: dict[str, Declared] = {
         "patch",
         "Patch scheduling fields of a component's pods.",
     ),
+    "plan": Declared(
+        "wlmap.cli.commands.plan",
+        "plan",
+        "Where a workload's gangs would go on a cluster now, or why not.",
+    ),
     "definitions": Declared(
         "wlmap.cli.commands.definitions",
         "definitions",

@@ -1,0 +1,46 @@
+"""Planning a workload on a real cluster: where its gangs would go now, or why not.
+
+- :mod:`.occupancy`: nodes and pods (a dump or a live read) as a topology with the GPUs
+  running pods hold;
+- :mod:`.planner`: each gang placed in turn with a gang policy;
+- :mod:`.shortfall`: the binding constraint of a gang that does not fit, and whose
+  finishing would make room;
+- :mod:`.render`: the decision as node affinity, Kueue and KAI annotations, and the
+  Workload API's topology constraint;
+- :mod:`.ranking`: several clusters ranked for one workload.
+"""
+
+from __future__ import annotations
+
+from wlmap.placement.plan.occupancy import HeldGpus, Occupancy, PendingPod, pod_gpus, read_occupancy
+from wlmap.placement.plan.planner import GangPlan, common_level, plan_gangs
+from wlmap.placement.plan.ranking import ClusterPlan, rank_clusters
+from wlmap.placement.plan.render import (
+    RENDERS,
+    affinity_patches,
+    kai_objects,
+    kueue_patches,
+    workload_api_objects,
+)
+from wlmap.placement.plan.shortfall import Relief, Shortfall, shortfall
+
+__all__ = [
+    "RENDERS",
+    "ClusterPlan",
+    "GangPlan",
+    "HeldGpus",
+    "Occupancy",
+    "PendingPod",
+    "Relief",
+    "Shortfall",
+    "affinity_patches",
+    "common_level",
+    "kai_objects",
+    "kueue_patches",
+    "plan_gangs",
+    "pod_gpus",
+    "rank_clusters",
+    "read_occupancy",
+    "shortfall",
+    "workload_api_objects",
+]
