@@ -9,7 +9,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-import jsonpatch  # type: ignore[import-untyped]  # no type information shipped
+import jsonpatch
 
 from tests.unit.placement.plan.inputs import (
     KAI_JOBS,
