@@ -68,7 +68,11 @@ def test_a_gang_that_fits_reports_its_assignment_nodes_and_reason(
         "source": "annotation kueue.x-k8s.io/podset-required-topology of component job",
     }
     block, rack = gang["domain"]["values"]
-    assert all(d["values"][:2] == [block, rack] for d in gang["topologyAssignment"]["domains"])
+    # Kueue's form names hosts only; the test cluster's host names carry block and rack
+    assignment = gang["topologyAssignment"]
+    assert assignment["levels"] == ["kubernetes.io/hostname"]
+    assert [d["values"] for d in assignment["domains"]] == [[n["name"]] for n in gang["nodes"]]
+    assert all(n["name"].startswith(f"gpu-{block}-{rack}-") for n in gang["nodes"])
     assert sum(n["pods"] for n in gang["nodes"]) == 3
     assert cluster["freeGpusAfter"] == 64 - 8 - 12 - 12  # pretrain, train-x, this job
     assert gang["reason"]

@@ -86,17 +86,12 @@ def test_a_workloads_gangs_are_placed_with_their_assignment_and_reason(
     }
     # two 1-GPU workers per group: first fit puts both groups' workers on the first node
     assert first["topologyAssignment"] == {
-        "levels": [
-            "cloud.provider.com/topology-block",
-            "cloud.provider.com/topology-rack",
-            "kubernetes.io/hostname",
-        ],
-        "domains": [{"values": ["b1", "r1", "gpu-b1-r1-a"], "count": 2}],
+        "levels": ["kubernetes.io/hostname"],
+        "domains": [{"values": ["gpu-b1-r1-a"], "count": 2}],
     }
+    assert first["nodes"] == [{"name": "gpu-b1-r1-a", "domain": ["b1", "r1"], "pods": 2}]
     assert (first["reason"], first["span"], first["cost"]) == ("first fit", [1, 1, 1], 0.0)
-    assert second["topologyAssignment"]["domains"] == [
-        {"values": ["b1", "r1", "gpu-b1-r1-a"], "count": 2}
-    ]
+    assert second["topologyAssignment"]["domains"] == [{"values": ["gpu-b1-r1-a"], "count": 2}]
     assert "component leader: no GPUs, left out of gang placement" in err
 
 

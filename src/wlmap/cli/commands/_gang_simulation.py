@@ -26,6 +26,7 @@ from wlmap.placement.topology.scenarios import (
     tiresias,
 )
 from wlmap.placement.topology.simulator import QueueMode, simulate_gangs
+from wlmap.placement.topology.tree import HOSTNAME_LABEL
 from wlmap.placement.topology.workload_gangs import Intent, gang_requests, to_gang
 
 if TYPE_CHECKING:
@@ -158,6 +159,7 @@ def assignment_items(
     topology = scenario.topology
     capacity = FreeCapacity(topology)
     policy = make_gang_policy(policy_name, weights=scenario.weights, objective=objective)
+    finest = len(topology.levels) - 1
     items: list[dict[str, Any]] = []
     for item in found:
         origin = item.manifest.origin
@@ -191,12 +193,19 @@ def assignment_items(
                 )
             else:
                 apply(capacity, placement)
-                levels, domains = placement.assignment(topology)
                 quality = measure(placement, topology, scenario.weights)
-                entry["topologyAssignment"] = {
-                    "levels": list(levels),
-                    "domains": [{"values": list(d.values), "count": d.count} for d in domains],
-                }
+                entry["topologyAssignment"] = placement.topology_assignment(topology)
+                entry["levels"] = [*topology.levels, HOSTNAME_LABEL]
+                entry["nodes"] = [
+                    {
+                        "name": topology.nodes[node].name,
+                        "domain": list(
+                            topology.domain_values[finest][int(topology.node_domain[finest][node])]
+                        ),
+                        "pods": pods,
+                    }
+                    for node, pods in placement.nodes
+                ]
                 entry["reason"] = placement.reason
                 entry["span"] = list(quality.span)
                 entry["cost"] = round(quality.cost, 4)
@@ -220,19 +229,18 @@ def assignment_rows(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "preferred": (entry["preferred"] or {}).get("level"),
             "policy": entry["policy"],
         }
-        assignment = entry.get("topologyAssignment")
-        if assignment is None:
+        if entry.get("nodes") is None:
             rows.append(
                 {**head, "levels": None, "domain": None, "count": 0, "reason": entry["reason"]}
             )
             continue
-        for domain in assignment["domains"]:
+        for node in entry["nodes"]:
             rows.append(
                 {
                     **head,
-                    "levels": ">".join(assignment["levels"]),
-                    "domain": "/".join(domain["values"]),
-                    "count": domain["count"],
+                    "levels": ">".join(entry["levels"]),
+                    "domain": "/".join([*node["domain"], node["name"]]),
+                    "count": node["pods"],
                     "reason": entry["reason"],
                 }
             )

@@ -102,11 +102,7 @@ class GangPlan:
                 ],
             }
             return entry
-        levels, domains = self.placement.assignment(topology)
-        entry["topologyAssignment"] = {
-            "levels": list(levels),
-            "domains": [{"values": list(d.values), "count": d.count} for d in domains],
-        }
+        entry["topologyAssignment"] = self.placement.topology_assignment(topology)
         entry["domain"] = (
             None
             if self.level is None or self.level == CLUSTER

@@ -8,16 +8,16 @@ fit inside one domain of ``slice_level``, as a tensor-parallel group inside one 
 domain). Levels are indices into :attr:`Topology.levels`; the node level is
 ``len(levels)``.
 
-A :class:`GangPlacement` lists (node, pods) pairs; :meth:`GangPlacement.assignment` folds
-them into Kueue's ``TopologyAssignment`` shape: the levels and one (domain values, pod
-count) pair per domain at the finest level.
+A :class:`GangPlacement` lists (node, pods) pairs; :meth:`GangPlacement.assignment` gives
+them as Kueue's ``TopologyAssignment``: the hostname level and one (hostname, pod count)
+pair per node, as Kueue writes it when the topology's lowest level is the node.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wlmap.placement.topology.tree import Topology
+from wlmap.placement.topology.tree import HOSTNAME_LABEL, Topology
 
 __all__ = ["DomainCount", "Gang", "GangPlacement"]
 
@@ -105,19 +105,26 @@ class GangPlacement:
     def assignment(self, topology: Topology) -> tuple[tuple[str, ...], tuple[DomainCount, ...]]:
         """Kueue's ``TopologyAssignment``: the level keys, and one entry per node.
 
-        The entries name each node by the values of every level down to the hostname,
-        which is how Kueue writes an assignment whose finest level is the node.
+        The placement names nodes, so the topology's lowest level is the hostname, and
+        Kueue then writes only that level: ``levels: [kubernetes.io/hostname]`` and each
+        node's hostname label (its name when the label is absent) with its pod count
+        (``buildAssignment`` in Kueue's ``tas_flavor_snapshot.go``).
         """
-        levels = (*topology.levels, "kubernetes.io/hostname")
-        finest = len(topology.levels) - 1
         entries = tuple(
             DomainCount(
                 values=(
-                    *topology.domain_values[finest][int(topology.node_domain[finest][node])],
-                    topology.nodes[node].name,
+                    topology.nodes[node].labels.get(HOSTNAME_LABEL, topology.nodes[node].name),
                 ),
                 count=pods,
             )
             for node, pods in self.nodes
         )
-        return levels, entries
+        return (HOSTNAME_LABEL,), entries
+
+    def topology_assignment(self, topology: Topology) -> dict[str, object]:
+        """:meth:`assignment` in the shape of Kueue's API object (``levels``, ``domains``)."""
+        levels, entries = self.assignment(topology)
+        return {
+            "levels": list(levels),
+            "domains": [{"values": list(e.values), "count": e.count} for e in entries],
+        }

@@ -48,9 +48,11 @@ def test_one_node_costs_nothing_and_the_kueue_assignment_names_the_hostname() ->
     topology = _topology()
     placement = GangPlacement(Gang("g", pods=2, gpus_per_pod=4), ((1, 2),))
     assert measure(placement, topology, default_weights(2)).cost == 0.0
-    levels, entries = placement.assignment(topology)
-    assert levels == ("block", "rack", "kubernetes.io/hostname")
-    assert [(e.values, e.count) for e in entries] == [(("b1", "r1", "n2"), 2)]
+    # Kueue writes only the hostname level when the lowest level is the node
+    assert placement.topology_assignment(topology) == {
+        "levels": ["kubernetes.io/hostname"],
+        "domains": [{"values": ["n2"], "count": 2}],
+    }
 
 
 def test_default_weights_climb_from_the_finest_level() -> None:
