@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any, Literal
 
@@ -12,15 +12,14 @@ from wlmap.definitions.status import ConditionMatcher, GenericStatus
 from wlmap.errors import ExpressionError
 from wlmap.workload._facts import read_facts
 from wlmap.workload._issues import Issues
-from wlmap.workload._records import quick_init
+from wlmap.workload._records import record
 from wlmap.workload._status_plan import PlannedMatcher, StatusPlan, status_plan
 from wlmap.workload.compiled import CompiledDefinition
 
 NEAREST_MISSES = 3
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class Evidence:
     """One checked part of a matcher: what was expected, what was found, whether it held."""
 
@@ -44,8 +43,7 @@ class Evidence:
         return shown
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class MatcherResult:
     """The outcome of one matcher of one generic status."""
 
@@ -72,8 +70,7 @@ class MatcherResult:
         }
 
 
-@quick_init
-@dataclass(frozen=True)
+@record(slots=False)
 class StatusReport:
     """The generic statuses of a workload and why.
 

@@ -13,7 +13,7 @@ from wlmap.definitions.structure import ComponentDefinition
 from wlmap.errors import WorkloadShapeError
 from wlmap.workload._issues import Issues
 from wlmap.workload._keys import key_text
-from wlmap.workload._records import quick_init
+from wlmap.workload._records import record
 from wlmap.workload.compiled import CompiledDefinition, Expr, component_base
 from wlmap.workload.templates import (
     template_from_fragments,
@@ -22,8 +22,7 @@ from wlmap.workload.templates import (
 )
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class Scale:
     """Replica counts of one component instance, per unit of its parent."""
 
@@ -44,8 +43,7 @@ class Scale:
         return self.min_replicas if self.min_replicas is not None else self.desired
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class Instance:
     """One instance of a component as read from the object."""
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
 
-from wlmap.workload._records import quick_init
+from wlmap.workload._records import record
 from wlmap.workload.gangs import GangGroup
 from wlmap.workload.pods import PodPlacement
 from wlmap.workload.quantity import quantity_to_number
@@ -16,8 +15,7 @@ from wlmap.workload.status import StatusReport
 from wlmap.workload.suspend import SuspendState
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class ComponentView:
     """One component instance: its place in the tree, scale, pods and resources."""
 
@@ -65,8 +63,7 @@ class ComponentView:
         }
 
 
-@quick_init
-@dataclass(frozen=True)
+@record(slots=False)
 class WorkloadView:
     """Everything wlmap knows about one workload object under its definition."""
 
