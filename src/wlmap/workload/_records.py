@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -35,10 +35,39 @@ else:
         """A dataclass with plain field stores, value equality and hashing.
 
         ``slots`` (the default) gives the instances no dictionary, which is quicker to
-        build; a record with a ``cached_property`` needs ``slots=False``.
+        build; a record with a :class:`lazy` value needs ``slots=False``.
         """
 
         def make(klass):
             return dataclasses.dataclass(klass, unsafe_hash=True, slots=slots)
 
         return make if cls is None else make(cls)
+
+
+R = TypeVar("R")
+
+
+class lazy(Generic[R]):
+    """A value of a record worked out on first read, then kept in its dictionary.
+
+    What ``functools.cached_property`` does, without the lock it takes on every first
+    read before Python 3.12 (a view has several such values, most never read).
+    """
+
+    def __init__(self, compute: Callable[[Any], R]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> lazy[R]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> R: ...
+    def __get__(self, instance: object, owner: type | None = None) -> R | lazy[R]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value

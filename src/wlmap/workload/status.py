@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import field
-from functools import cached_property
 from typing import Any, Literal
 
 from wlmap.definitions.status import ConditionMatcher, GenericStatus
 from wlmap.errors import ExpressionError
 from wlmap.workload._facts import read_facts
 from wlmap.workload._issues import Issues
-from wlmap.workload._records import record
+from wlmap.workload._records import lazy, record
 from wlmap.workload._status_plan import PlannedMatcher, StatusPlan, status_plan
 from wlmap.workload.compiled import CompiledDefinition
 
@@ -86,7 +85,7 @@ class StatusReport:
         default=tuple, repr=False, compare=False
     )
 
-    @cached_property
+    @lazy
     def nearest_misses(self) -> tuple[MatcherResult, ...]:
         """The matchers that came closest to holding, when none held."""
         return self.misses_reader()
