@@ -34,11 +34,13 @@ def template_from_template_spec(value: Any) -> dict[str, Any] | None:
 
 def template_from_pod_spec(spec: Any, metadata: Any) -> dict[str, Any] | None:
     """A template from a bare PodSpec and optional separate ObjectMeta."""
-    if not isinstance(spec, Mapping) and not isinstance(metadata, Mapping):
+    spec_is = type(spec) is dict or isinstance(spec, Mapping)
+    metadata_is = type(metadata) is dict or isinstance(metadata, Mapping)
+    if not spec_is and not metadata_is:
         return None
     return {
-        "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
-        "spec": dict(spec) if isinstance(spec, Mapping) else {},
+        "metadata": dict(metadata) if metadata_is else {},
+        "spec": dict(spec) if spec_is else {},
     }
 
 
