@@ -193,7 +193,8 @@ def _conditions(
     (_, type_field), *others = plan.fields
     for output in outputs or ():
         for item in output if isinstance(output, list) else (output,):
-            if type(item) is not dict and not isinstance(item, Mapping):
+            # null (no conditions yet) and dicts without the abstract Mapping check
+            if type(item) is not dict and (item is None or not isinstance(item, Mapping)):
                 continue
             kind = item.get(type_field)
             if type(kind) is not str and not isinstance(kind, str):
