@@ -276,14 +276,23 @@ def _scales(
                 scales.append(Scale(_count(value, definition, name, "replicasPath", issues)))
         return scales
     values = [reading.values(e, p) for e, p in zip(exprs, _SCALE_PATHS, strict=True)]
-    return [
-        Scale(
-            _count(replicas, definition, name, _SCALE_FIELDS[0], issues),
-            _count(minimum, definition, name, _SCALE_FIELDS[1], issues),
-            _count(maximum, definition, name, _SCALE_FIELDS[2], issues, MAX_BOUND),
+    scales = []
+    for replicas, minimum, maximum in zip(*values, strict=True):
+        if (  # whole counts in range or absent, the usual values, are taken as they are
+            (replicas is None or (type(replicas) is int and 0 <= replicas <= MAX_COUNT))
+            and (minimum is None or (type(minimum) is int and 0 <= minimum <= MAX_COUNT))
+            and (maximum is None or (type(maximum) is int and 0 <= maximum <= MAX_BOUND))
+        ):
+            scales.append(Scale(replicas, minimum, maximum))
+            continue
+        scales.append(
+            Scale(
+                _count(replicas, definition, name, _SCALE_FIELDS[0], issues),
+                _count(minimum, definition, name, _SCALE_FIELDS[1], issues),
+                _count(maximum, definition, name, _SCALE_FIELDS[2], issues, MAX_BOUND),
+            )
         )
-        for replicas, minimum, maximum in zip(*values, strict=True)
-    ]
+    return scales
 
 
 def _align(
