@@ -129,29 +129,36 @@ def _counts(
 ) -> list[tuple[int, int]]:
     """Desired and minimum pods of each instance of a pod-bearing component; instances
     that share an id share the count of the last of them (counts are kept by id)."""
+    # An ancestor with one instance (or none) multiplies every instance alike: its factor
+    # is worked out once; the others are looked up per instance id.
+    shared_desired = shared_minimum = 1
+    keyed: list[tuple[dict[str | None, tuple[int, int]], tuple[int, int]]] = []
+    for ancestor in row.ancestors:
+        parents = instances.get(ancestor, ())
+        if len(parents) > 1:
+            by_id: dict[str | None, tuple[int, int]] = {}
+            for parent in parents:
+                by_id.setdefault(parent.instance, _scale_counts(parent.scale))
+            every = (
+                sum(p.scale.desired for p in parents),
+                sum(p.scale.minimum for p in parents),
+            )
+            keyed.append((by_id, every))
+        else:
+            d, m = _scale_counts(parents[0].scale) if parents else (0, 0)
+            shared_desired, shared_minimum = shared_desired * d, shared_minimum * m
     counts = []
     for instance in mine:
         desired, minimum = _scale_counts(instance.scale)
-        for ancestor in row.ancestors:
-            d, m = _factor(instances.get(ancestor, ()), instance.instance)
+        desired, minimum = desired * shared_desired, minimum * shared_minimum
+        for by_id, every in keyed:
+            d, m = by_id.get(instance.instance, every)
             desired, minimum = desired * d, minimum * m
         counts.append((desired, minimum))
     if len(counts) > 1:
         last = {i.instance: c for i, c in zip(mine, counts, strict=True)}
         counts = [last[i.instance] for i in mine]
     return counts
-
-
-def _factor(parents: Sequence[Instance], instance_id: str | None) -> tuple[int, int]:
-    """An ancestor's desired and minimum replicas for one instance below it."""
-    if len(parents) == 1:
-        return _scale_counts(parents[0].scale)
-    if not parents:
-        return 0, 0
-    for parent in parents:
-        if parent.instance == instance_id:
-            return _scale_counts(parent.scale)
-    return sum(p.scale.desired for p in parents), sum(p.scale.minimum for p in parents)
 
 
 def _scale_counts(scale: Scale) -> tuple[int, int]:

@@ -1,56 +1,73 @@
-"""Frozen dataclasses that are quick to build.
+"""Records that are quick to build: the pieces a view is made of.
 
-Interpreting one workload builds dozens of small frozen records (instances, component
-views, gang groups, the view itself). The ``__init__`` that ``dataclass(frozen=True)``
-generates stores each field through ``object.__setattr__``, which costs several times a
-plain store. :func:`quick_init` gives such a class an ``__init__`` with the same
-parameters and defaults that fills the instance dictionary directly. Everything else
-stays as the dataclass made it: assigning a field afterwards still raises, and equality,
-hashing, ``repr`` and ``dataclasses.replace`` behave as before.
+Interpreting one workload builds dozens of small records (instances, component views,
+gang groups, status evidence, the view itself). A frozen dataclass stores each field
+through ``object.__setattr__`` (or, filled directly, through a materialized instance
+dictionary), which costs about twice a plain class. :func:`record` makes a dataclass
+with plain stores: its fields are read-only to the type checker (it sees a frozen
+dataclass) but not enforced at run time. Equality, hashing (by value, as a frozen
+dataclass hashes), ``repr`` and ``dataclasses.replace`` behave as a frozen dataclass's.
+See docs/decisions/0018-plain-records.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
 
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
 
-def quick_init(cls: type[T]) -> type[T]:
-    """Give a frozen dataclass (with ``__dict__``, no ``__post_init__``, no keyword-only or
-    non-init fields) an ``__init__`` that stores its fields directly.
+    @overload
+    def record(cls: type[T], /) -> type[T]: ...
+    @overload
+    def record(*, slots: bool = True) -> Callable[[type[T]], type[T]]: ...
+    @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
+    def record(cls: Any = None, /, *, slots: bool = True) -> Any:
+        """Type checker's view: a frozen dataclass."""
 
-    Raises:
-        TypeError: the class is not such a dataclass.
+else:
+
+    def record(cls=None, /, *, slots=True):
+        """A dataclass with plain field stores, value equality and hashing.
+
+        ``slots`` (the default) gives the instances no dictionary, which is quicker to
+        build; a record with a :class:`lazy` value needs ``slots=False``.
+        """
+
+        def make(klass):
+            return dataclasses.dataclass(klass, unsafe_hash=True, slots=slots)
+
+        return make if cls is None else make(cls)
+
+
+R = TypeVar("R")
+
+
+class lazy(Generic[R]):
+    """A value of a record worked out on first read, then kept in its dictionary.
+
+    What ``functools.cached_property`` does, without the lock it takes on every first
+    read before Python 3.12 (a view has several such values, most never read).
     """
-    klass: Any = cls  # any class here; the checks below make sure it is a dataclass
-    params = getattr(klass, "__dataclass_params__", None)
-    if params is None or not params.frozen or hasattr(cls, "__slots__"):
-        raise TypeError(f"{cls.__name__} is not a frozen dataclass with an instance dictionary")
-    if hasattr(cls, "__post_init__"):
-        raise TypeError(f"{cls.__name__} has a __post_init__")
-    namespace: dict[str, Any] = {"MISSING": dataclasses.MISSING}
-    signature: list[str] = []
-    body: list[str] = []
-    for field in dataclasses.fields(klass):
-        name = field.name
-        if not field.init or field.kw_only:
-            raise TypeError(f"{cls.__name__}.{name} is keyword-only or not set by __init__")
-        if field.default is not dataclasses.MISSING:
-            namespace[f"default_{name}"] = field.default
-            signature.append(f"{name}=default_{name}")
-            body.append(f"    d[{name!r}] = {name}")
-        elif field.default_factory is not dataclasses.MISSING:
-            namespace[f"factory_{name}"] = field.default_factory
-            signature.append(f"{name}=MISSING")
-            body.append(f"    d[{name!r}] = factory_{name}() if {name} is MISSING else {name}")
-        else:
-            signature.append(name)
-            body.append(f"    d[{name!r}] = {name}")
-    source = f"def __init__(self, {', '.join(signature)}):\n    d = self.__dict__\n"
-    exec(source + "\n".join(body) + "\n", namespace)
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    type.__setattr__(cls, "__init__", init)
-    return cls
+
+    def __init__(self, compute: Callable[[Any], R]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> lazy[R]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> R: ...
+    def __get__(self, instance: object, owner: type | None = None) -> R | lazy[R]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value

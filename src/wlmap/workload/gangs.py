@@ -11,7 +11,7 @@ from wlmap.definitions.gang import LegacyPodGroup, PodGroupDefinition, PodGroupM
 from wlmap.errors import ExpressionError
 from wlmap.workload._issues import Issues
 from wlmap.workload._keys import key_text
-from wlmap.workload._records import quick_init
+from wlmap.workload._records import record
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.counts import Minimums, Tree, component_tree, subtree_minimum, tree_minimum
 from wlmap.workload.pods import PodPlacement
@@ -20,8 +20,7 @@ from wlmap.workload.structure import Instance
 _LEGACY = "spec.optimizationInstructions.gangScheduling.podGroups"
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class GangGroup:
     """A set of pods that must be placed together (a gang), or a subgroup of one."""
 

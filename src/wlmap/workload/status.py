@@ -4,23 +4,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import field
 from typing import Any, Literal
 
 from wlmap.definitions.status import ConditionMatcher, GenericStatus
 from wlmap.errors import ExpressionError
 from wlmap.workload._facts import read_facts
 from wlmap.workload._issues import Issues
-from wlmap.workload._records import quick_init
+from wlmap.workload._records import lazy, record
 from wlmap.workload._status_plan import PlannedMatcher, StatusPlan, status_plan
 from wlmap.workload.compiled import CompiledDefinition
 
 NEAREST_MISSES = 3
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class Evidence:
     """One checked part of a matcher: what was expected, what was found, whether it held."""
 
@@ -44,8 +42,7 @@ class Evidence:
         return shown
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class MatcherResult:
     """The outcome of one matcher of one generic status."""
 
@@ -72,8 +69,7 @@ class MatcherResult:
         }
 
 
-@quick_init
-@dataclass(frozen=True)
+@record(slots=False)
 class StatusReport:
     """The generic statuses of a workload and why.
 
@@ -89,7 +85,7 @@ class StatusReport:
         default=tuple, repr=False, compare=False
     )
 
-    @cached_property
+    @lazy
     def nearest_misses(self) -> tuple[MatcherResult, ...]:
         """The matchers that came closest to holding, when none held."""
         return self.misses_reader()
@@ -197,7 +193,8 @@ def _conditions(
     (_, type_field), *others = plan.fields
     for output in outputs or ():
         for item in output if isinstance(output, list) else (output,):
-            if type(item) is not dict and not isinstance(item, Mapping):
+            # null (no conditions yet) and dicts without the abstract Mapping check
+            if type(item) is not dict and (item is None or not isinstance(item, Mapping)):
                 continue
             kind = item.get(type_field)
             if type(kind) is not str and not isinstance(kind, str):

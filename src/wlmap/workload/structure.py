@@ -13,7 +13,7 @@ from wlmap.definitions.structure import ComponentDefinition
 from wlmap.errors import WorkloadShapeError
 from wlmap.workload._issues import Issues
 from wlmap.workload._keys import key_text
-from wlmap.workload._records import quick_init
+from wlmap.workload._records import record
 from wlmap.workload.compiled import CompiledDefinition, Expr, component_base
 from wlmap.workload.templates import (
     template_from_fragments,
@@ -22,8 +22,7 @@ from wlmap.workload.templates import (
 )
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class Scale:
     """Replica counts of one component instance, per unit of its parent."""
 
@@ -44,8 +43,7 @@ class Scale:
         return self.min_replicas if self.min_replicas is not None else self.desired
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class Instance:
     """One instance of a component as read from the object."""
 
@@ -278,14 +276,23 @@ def _scales(
                 scales.append(Scale(_count(value, definition, name, "replicasPath", issues)))
         return scales
     values = [reading.values(e, p) for e, p in zip(exprs, _SCALE_PATHS, strict=True)]
-    return [
-        Scale(
-            _count(replicas, definition, name, _SCALE_FIELDS[0], issues),
-            _count(minimum, definition, name, _SCALE_FIELDS[1], issues),
-            _count(maximum, definition, name, _SCALE_FIELDS[2], issues, MAX_BOUND),
+    scales = []
+    for replicas, minimum, maximum in zip(*values, strict=True):
+        if (  # whole counts in range or absent, the usual values, are taken as they are
+            (replicas is None or (type(replicas) is int and 0 <= replicas <= MAX_COUNT))
+            and (minimum is None or (type(minimum) is int and 0 <= minimum <= MAX_COUNT))
+            and (maximum is None or (type(maximum) is int and 0 <= maximum <= MAX_BOUND))
+        ):
+            scales.append(Scale(replicas, minimum, maximum))
+            continue
+        scales.append(
+            Scale(
+                _count(replicas, definition, name, _SCALE_FIELDS[0], issues),
+                _count(minimum, definition, name, _SCALE_FIELDS[1], issues),
+                _count(maximum, definition, name, _SCALE_FIELDS[2], issues, MAX_BOUND),
+            )
         )
-        for replicas, minimum, maximum in zip(*values, strict=True)
-    ]
+    return scales
 
 
 def _align(

@@ -19,27 +19,32 @@ FRAGMENT_TARGETS: dict[str, tuple[str, ...]] = {
 
 def template_from_template_spec(value: Any) -> dict[str, Any] | None:
     """A PodTemplateSpec as found (``None`` when absent or not an object)."""
-    # plain dicts first: the abstract Mapping check costs more than the copy
-    if type(value) is not dict and not isinstance(value, Mapping):
+    if not _is_mapping(value):
         return None
     metadata = value.get("metadata")
     spec = value.get("spec")
     return {
-        "metadata": dict(metadata)
-        if type(metadata) is dict or isinstance(metadata, Mapping)
-        else {},
-        "spec": dict(spec) if type(spec) is dict or isinstance(spec, Mapping) else {},
+        "metadata": dict(metadata) if _is_mapping(metadata) else {},
+        "spec": dict(spec) if _is_mapping(spec) else {},
     }
 
 
 def template_from_pod_spec(spec: Any, metadata: Any) -> dict[str, Any] | None:
     """A template from a bare PodSpec and optional separate ObjectMeta."""
-    if not isinstance(spec, Mapping) and not isinstance(metadata, Mapping):
+    spec_is, metadata_is = _is_mapping(spec), _is_mapping(metadata)
+    if not spec_is and not metadata_is:
         return None
     return {
-        "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
-        "spec": dict(spec) if isinstance(spec, Mapping) else {},
+        "metadata": dict(metadata) if metadata_is else {},
+        "spec": dict(spec) if spec_is else {},
     }
+
+
+def _is_mapping(value: Any) -> bool:
+    """``isinstance(value, Mapping)``, answered without the abstract check for the usual
+    values (a plain dict, or null for an absent field): that check costs more than the
+    copy of the dict."""
+    return type(value) is dict or (value is not None and isinstance(value, Mapping))
 
 
 def template_from_fragments(fragments: Mapping[str, Any]) -> dict[str, Any] | None:

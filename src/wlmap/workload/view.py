@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Protocol
 
-from wlmap.workload._records import quick_init
+from wlmap.workload._records import lazy, record
 from wlmap.workload.gangs import GangGroup
 from wlmap.workload.pods import PodPlacement
 from wlmap.workload.quantity import quantity_to_number
@@ -16,8 +14,7 @@ from wlmap.workload.status import StatusReport
 from wlmap.workload.suspend import SuspendState
 
 
-@quick_init
-@dataclass(frozen=True)
+@record
 class ComponentView:
     """One component instance: its place in the tree, scale, pods and resources."""
 
@@ -65,8 +62,7 @@ class ComponentView:
         }
 
 
-@quick_init
-@dataclass(frozen=True)
+@record(slots=False)
 class WorkloadView:
     """Everything wlmap knows about one workload object under its definition."""
 
@@ -88,18 +84,18 @@ class WorkloadView:
     warnings_reader: Callable[[], tuple[str, ...]]
     gang_issues_reader: Callable[[], tuple[str, ...]] = tuple
 
-    @cached_property
+    @lazy
     def gang_groups(self) -> tuple[GangGroup, ...]:
         """The gangs, worked out on first use (listing workloads does not need them)."""
         return self.gangs_reader()
 
-    @cached_property
+    @lazy
     def warnings(self) -> tuple[str, ...]:
         """What could not be read; includes what working out the gangs met."""
         _ = self.gang_groups
         return self.warnings_reader()
 
-    @cached_property
+    @lazy
     def gang_issues(self) -> tuple[str, ...]:
         """The errors that make the gangs unreliable: anything that failed while reading
         components, their counts and instances, their pods or the gang instructions (not
@@ -108,7 +104,7 @@ class WorkloadView:
         _ = self.gang_groups
         return self.gang_issues_reader()
 
-    @cached_property
+    @lazy
     def suspend(self) -> SuspendState:
         """Whether the kind supports native suspend and whether the object is suspended.
 
