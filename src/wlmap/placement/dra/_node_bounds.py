@@ -79,14 +79,16 @@ class NodeBounds:
     ) -> Iterator[tuple[tuple[int, ...], list[str]]]:
         """The nodes of ``rank`` that could hold ``need`` devices, grouped by lower bound
         (the cost from the node level on), lowest bound first, each tier in rank order."""
-        found: dict[tuple[int, ...], list[str]] = {}
-        for signature, nodes in self._buckets.items():
+        found: dict[tuple[int, ...], list[_Signature]] = {}
+        for signature in self._buckets:
             bound = self._bound(signature, need)
             if bound is not None:
-                found.setdefault(bound, []).extend(n for n in nodes if n in rank)
+                found.setdefault(bound, []).append(signature)
+        whole = len(rank) == len(self._of)  # the domain is every node: no filter needed
         for bound in sorted(found):
-            if found[bound]:
-                yield bound, sorted(found[bound], key=rank.__getitem__)
+            nodes = [n for s in found[bound] for n in self._buckets[s] if whole or n in rank]
+            if nodes:
+                yield bound, sorted(nodes, key=rank.__getitem__)
 
     def _bound(self, signature: _Signature, need: int) -> tuple[int, ...] | None:
         key = (signature, need)

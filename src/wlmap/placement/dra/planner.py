@@ -150,6 +150,8 @@ class GangPlanner:
         return found
 
     def _free_in(self, node: str, domain: tuple[AttributeValue | None, ...]) -> list[Device]:
+        if not self.gang_attributes:
+            return self.state.free(node)  # one domain: every device
         return [d for d in self.state.free(node) if self._domain_of(d) == domain]
 
     def _cost(self, chosen: Sequence[Device]) -> tuple[int, ...]:
@@ -208,7 +210,7 @@ class GangPlanner:
         if self.state.free_count(node) < pod.devices:
             return best
         candidates = self._free_in(node, domain)
-        if len(candidates) < pod.devices:
+        if len(candidates) < pod.devices or not self._enough(pod, candidates):
             return best
         order = sorted(candidates, key=self._preference) if self.score else candidates
         choices = allocate_pod(pod, node, order, self.state)
@@ -218,6 +220,17 @@ class GangPlanner:
         if best is None or (cost, rank) < (best[0], best[1]):
             return (cost, rank, node, choices)
         return best
+
+    def _enough(self, pod: PodClaims, candidates: Sequence[Device]) -> bool:
+        """Whether each plain request has as many matching devices as it needs (a quick
+        no before the search; selectors rule out whole nodes, such as other products')."""
+        for claim in pod.claims:
+            for request in claim.requests:
+                if request.mode != "ExactCount" or request.alternatives:
+                    continue
+                if len(self.state.candidates(claim, request, candidates)) < request.count:
+                    return False
+        return True
 
     def _bounded(
         self, pod: PodClaims, nodes: Sequence[str], domain: tuple[AttributeValue | None, ...]
