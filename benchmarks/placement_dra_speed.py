@@ -19,7 +19,8 @@ device) pair are computed once before the timing (``warm-up`` below); a decision
 costs the search alone. Printed per (fill, workload, policy): decisions/s (pods/s for
 single pods, gangs/s for gangs), pods placed per second, the share of decisions that
 placed, and the p50/p99 decision latency; then wlmap's rates as ratios to first-fit's,
-measured in the same run.
+measured in the same run. A CSV with one row per (fill, workload, policy) goes to
+``benchmarks/results/placement_dra_speed-<date>.csv``.
 
 Run: ``python benchmarks/placement_dra_speed.py [--nodes 1000] [--pods 400] [--gangs 20]``
 """
@@ -27,16 +28,21 @@ Run: ``python benchmarks/placement_dra_speed.py [--nodes 1000] [--pods 400] [--g
 from __future__ import annotations
 
 import argparse
+import csv
+import datetime
 import random
 import statistics
 import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from wlmap.placement.dra import DeviceState, GangPlanner, PodClaims, first_fit_gang, read_dra
 from wlmap.placement.dra.gang import GangAllocation
 from wlmap.placement.dra.scenario import PCIE_ROOT, claim_template, prefilled_state
 
 POLICIES = ("first-fit", "wlmap")
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def claims(rng: random.Random, count: int, gang_pods: int) -> list[list[PodClaims]]:
@@ -92,10 +98,14 @@ def main() -> None:
     parser.add_argument("--gang-pods", type=int, default=64)
     parser.add_argument("--fills", default="0.5,0.9")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--out", type=Path, help="CSV path (default: results/placement_dra_speed-<date>.csv)"
+    )
     args = parser.parse_args()
     print(f"{args.nodes} nodes x 8 GPUs, CEL-filtered devices, matchAttribute on PCIe root")
     header = f"{'fill':>4} {'workload':<10} {'policy':<9} {'per s':>8} {'pods/s':>8}"
     print(f"{header} {'placed':>7} {'p50 ms':>8} {'p99 ms':>8}")
+    rows: list[dict[str, Any]] = []
     for fill in (float(f) for f in args.fills.split(",")):
         workloads = {
             "pods": claims(random.Random(args.seed), args.pods, 1),
@@ -114,6 +124,11 @@ def main() -> None:
         print(f"warm-up (CEL on every device, {len(free)} free): {warm:.2f} s")
         for workload, decisions in workloads.items():
             results = {p: measure(p, state, decisions) for p in POLICIES}
+            rows.extend(
+                {"nodes": args.nodes, "fill": fill, "workload": workload, "policy": policy}
+                | {k: round(v, 4) for k, v in r.items()}
+                for policy, r in results.items()
+            )
             for policy, r in results.items():
                 print(
                     f"{fill:>4.0%} {workload:<10} {policy:<9} {r['rate']:>8.1f} "
@@ -125,6 +140,13 @@ def main() -> None:
                 f"{fill:>4.0%} {workload:<10} wlmap / first-fit: rate x{ours['rate'] / base['rate']:.2f}, "
                 f"p50 x{ours['p50_ms'] / base['p50_ms']:.2f}, p99 x{ours['p99_ms'] / base['p99_ms']:.2f}"
             )
+
+    out = args.out or RESULTS / f"placement_dra_speed-{datetime.date.today().isoformat()}.csv"
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

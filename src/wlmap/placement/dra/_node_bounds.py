@@ -17,6 +17,7 @@ planner chooses the same node as a scan of every node would.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from itertools import combinations
 from typing import Any
@@ -76,7 +77,7 @@ class NodeBounds:
 
     def tiers(
         self, need: int, rank: Mapping[str, int]
-    ) -> Iterator[tuple[tuple[int, ...], list[str]]]:
+    ) -> Iterator[tuple[tuple[int, ...], Iterator[str]]]:
         """The nodes of ``rank`` that could hold ``need`` devices, grouped by lower bound
         (the cost from the node level on), lowest bound first, each tier in rank order."""
         found: dict[tuple[int, ...], list[_Signature]] = {}
@@ -86,9 +87,11 @@ class NodeBounds:
                 found.setdefault(bound, []).append(signature)
         whole = len(rank) == len(self._of)  # the domain is every node: no filter needed
         for bound in sorted(found):
-            nodes = [n for s in found[bound] for n in self._buckets[s] if whole or n in rank]
-            if nodes:
-                yield bound, sorted(nodes, key=rank.__getitem__)
+            tier = [
+                (rank[n], n) for s in found[bound] for n in self._buckets[s] if whole or n in rank
+            ]
+            if tier:
+                yield bound, _by_rank(tier)
 
     def _bound(self, signature: _Signature, need: int) -> tuple[int, ...] | None:
         key = (signature, need)
@@ -104,6 +107,13 @@ class NodeBounds:
         if not self._fine:
             return (node_broken, node_free - need)
         return (node_broken, *(0,) * self._middle, *_finest(groups, need))
+
+
+def _by_rank(tier: list[tuple[int, str]]) -> Iterator[str]:
+    """The tier's nodes in rank order, ordered lazily: a search mostly stops at the first."""
+    heapq.heapify(tier)
+    while tier:
+        yield heapq.heappop(tier)[1]
 
 
 def _finest(groups: Sequence[tuple[int, int]], need: int) -> tuple[int, int]:
