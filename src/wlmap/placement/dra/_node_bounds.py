@@ -17,6 +17,7 @@ planner chooses the same node as a scan of every node would.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from itertools import combinations
@@ -51,7 +52,9 @@ class NodeBounds:
         self._free, self._total = free, total
         self._middle, self._fine = middle_levels, fine
         self._of: dict[str, _Signature] = {}
-        self._buckets: dict[_Signature, dict[str, None]] = {}
+        # each bucket sorted by the nodes' order in the input, which every domain keeps
+        self._order = {node: i for i, node in enumerate(node_groups)}
+        self._buckets: dict[_Signature, list[tuple[int, str]]] = {}
         self._bounds: dict[tuple[_Signature, int], tuple[int, ...] | None] = {}
         for node in node_groups:
             self.update(node)
@@ -68,18 +71,21 @@ class NodeBounds:
         old = self._of.get(node)
         if old == signature:
             return
+        entry = (self._order[node], node)
         if old is not None:
-            del self._buckets[old][node]
-            if not self._buckets[old]:
+            bucket = self._buckets[old]
+            del bucket[bisect.bisect_left(bucket, entry)]
+            if not bucket:
                 del self._buckets[old]
         self._of[node] = signature
-        self._buckets.setdefault(signature, {})[node] = None
+        bisect.insort(self._buckets.setdefault(signature, []), entry)
 
     def tiers(
         self, need: int, rank: Mapping[str, int]
     ) -> Iterator[tuple[tuple[int, ...], Iterator[str]]]:
         """The nodes of ``rank`` that could hold ``need`` devices, grouped by lower bound
-        (the cost from the node level on), lowest bound first, each tier in rank order."""
+        (the cost from the node level on), lowest bound first, each tier in rank order
+        (``rank`` must follow the nodes' input order, as a domain's nodes do)."""
         found: dict[tuple[int, ...], list[_Signature]] = {}
         for signature in self._buckets:
             bound = self._bound(signature, need)
@@ -87,11 +93,8 @@ class NodeBounds:
                 found.setdefault(bound, []).append(signature)
         whole = len(rank) == len(self._of)  # the domain is every node: no filter needed
         for bound in sorted(found):
-            tier = [
-                (rank[n], n) for s in found[bound] for n in self._buckets[s] if whole or n in rank
-            ]
-            if tier:
-                yield bound, _by_rank(tier)
+            merged = heapq.merge(*(self._buckets[s] for s in found[bound]))
+            yield bound, (n for _, n in merged if whole or n in rank)
 
     def _bound(self, signature: _Signature, need: int) -> tuple[int, ...] | None:
         key = (signature, need)
@@ -107,13 +110,6 @@ class NodeBounds:
         if not self._fine:
             return (node_broken, node_free - need)
         return (node_broken, *(0,) * self._middle, *_finest(groups, need))
-
-
-def _by_rank(tier: list[tuple[int, str]]) -> Iterator[str]:
-    """The tier's nodes in rank order, ordered lazily: a search mostly stops at the first."""
-    heapq.heapify(tier)
-    while tier:
-        yield heapq.heappop(tier)[1]
 
 
 def _finest(groups: Sequence[tuple[int, int]], need: int) -> tuple[int, int]:
