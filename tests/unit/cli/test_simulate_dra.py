@@ -136,3 +136,25 @@ def test_bad_input_is_one_located_line_and_exit_code(
     assert out == ""
     assert message in err
     assert "Traceback" not in err
+
+
+def test_a_gang_attribute_is_kept_and_said_for_wlmap(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "simulate", "dra", "-f", MIG, "--cluster", FITS, "--policy", "wlmap",
+        "--gang-attribute", "gpu.nvidia.com/productName", "-o", "json",
+    )  # fmt: skip
+    assert code == 0, err
+    items = json.loads(out)["items"]
+    assert len(items) == 4
+    for item in items:
+        assert item["constraints"][-1] == (
+            "gang: gpu.nvidia.com/productName = NVIDIA A100-SXM4-40GB"
+        )
+
+
+def test_workloads_without_claims_are_warned_of(capsys: pytest.CaptureFixture[str]) -> None:
+    lws = str(corpus_path("lws-leaderworkerset/kueue-sample-leaderworkerset-tas-gpu.yaml"))
+    code, out, err = run(capsys, "simulate", "dra", "-f", lws, "--cluster", FITS, "-o", "json")
+    assert code == 0, err
+    assert json.loads(out) == {"items": [], "count": 0}
+    assert "has DRA claims to place" in err

@@ -96,7 +96,6 @@ def workload_items(
     for found in workloads:
         pods = workload_claims(found.view, inventory, file=found.manifest.origin, warnings=warnings)
         if not pods:
-            warnings.append(f"{found.view.kind}/{found.view.name}: no pod has DRA claims")
             continue
         for policy in policies:
             state = DeviceState(inventory, SelectorEngine(cluster))
@@ -106,6 +105,9 @@ def workload_items(
             else:
                 allocation = first_fit_gang(pods, state)
             items.extend(_pod_items(found, policy, pods, allocation, state, gang_attributes))
+    if not items:
+        names = ", ".join(f"{f.view.kind}/{f.view.name}" for f in workloads)
+        warnings.append(f"no pod of {names or 'the input'} has DRA claims to place")
     return items
 
 
