@@ -1,7 +1,8 @@
 """DRA gangs on a fragmented cluster: wlmap's gang device planner against first-fit.
 
-Cluster (synthetic, stated here): ``--nodes`` nodes of 8 GPUs, each published as one
-ResourceSlice of the ``gpu.nvidia.com`` driver with the attributes the NVIDIA DRA driver
+The cluster and the gang stream come from ``wlmap.placement.dra.scenario`` (the same
+ones ``wlmap simulate dra`` runs). Cluster (synthetic): ``--nodes`` nodes of 8 GPUs, each
+published as one ResourceSlice of the ``gpu.nvidia.com`` driver with the attributes the NVIDIA DRA driver
 publishes (``type``, ``productName``, ``architecture``, the standard
 ``resource.kubernetes.io/pcieRoot``: GPUs 0-3 under ``pci0``, 4-7 under ``pci1``) and a
 modelled ``gpu.nvidia.com/cliqueId``: 4 consecutive nodes form one NVLink clique. Cliques
@@ -36,161 +37,18 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
-import random
 import statistics
-import time
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from wlmap.placement.dra import (
-    DeviceState,
-    GangAllocation,
-    GangPlanner,
-    PodClaims,
-    aligned,
-    first_fit_gang,
-    read_dra,
-)
+from wlmap.placement.dra.scenario import POLICIES, run_scenario
 
 RESULTS = Path(__file__).resolve().parent / "results"
-DRIVER = "gpu.nvidia.com"
-PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
-CLIQUE = "gpu.nvidia.com/cliqueId"
-PRODUCTS = ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB")
-GPU_CLASS = {
-    "apiVersion": "resource.k8s.io/v1",
-    "kind": "DeviceClass",
-    "metadata": {"name": "gpu.nvidia.com"},
-    "spec": {
-        "selectors": [
-            {
-                "cel": {
-                    "expression": "device.driver == 'gpu.nvidia.com' && "
-                    "device.attributes['gpu.nvidia.com'].type == 'gpu'"
-                }
-            }
-        ]
-    },
-}
-POLICIES = ("first-fit", "clique-first-fit", "wlmap")
-H100 = "device.attributes['gpu.nvidia.com'].productName == 'NVIDIA H100 80GB HBM3'"
 
 
-def cluster(nodes: int) -> list[dict[str, Any]]:
-    """The ResourceSlices of the cluster, one per node."""
-    slices = []
-    for n in range(nodes):
-        clique = n // 4
-        product = PRODUCTS[clique % 2]
-        devices = [
-            {
-                "name": f"gpu-{i}",
-                "attributes": {
-                    "type": {"string": "gpu"},
-                    "productName": {"string": product},
-                    "architecture": {"string": "Hopper" if "H100" in product else "Ampere"},
-                    "cliqueId": {"string": f"clique-{clique}"},
-                    PCIE_ROOT: {"string": f"pci{i // 4}"},
-                },
-                "capacity": {"memory": {"value": "80Gi"}},
-            }
-            for i in range(8)
-        ]
-        slices.append(
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": f"node-{n}-gpu"},
-                "spec": {
-                    "driver": DRIVER,
-                    "pool": {"name": f"node-{n}", "generation": 1},
-                    "nodeName": f"node-{n}",
-                    "devices": devices,
-                },
-            }
-        )
-    return slices
-
-
-def template(name: str, gpus: int, h100: bool) -> dict[str, Any]:
-    exactly: dict[str, Any] = {"deviceClassName": "gpu.nvidia.com", "count": gpus}
-    if h100:
-        exactly["selectors"] = [{"cel": {"expression": H100}}]
-    devices: dict[str, Any] = {"requests": [{"name": "gpus", "exactly": exactly}]}
-    if gpus > 1:
-        devices["constraints"] = [{"matchAttribute": PCIE_ROOT}]
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaimTemplate",
-        "metadata": {"name": name, "namespace": "bench"},
-        "spec": {"spec": {"devices": devices}},
-    }
-
-
-def stream(gangs: int, hold: float, rng: random.Random) -> list[tuple[list[PodClaims], int]]:
-    """Gangs in arrival order, each with the number of arrivals it holds its GPUs for."""
-    shapes = {
-        (g, h): template(f"gpu{g}-{'h100' if h else 'any'}", g, h)
-        for g in (1, 2, 4)
-        for h in (False, True)
-    }
-    claims = read_dra(shapes.values(), "stream").claims
-    found = []
-    for index in range(gangs):
-        pods = rng.choices((1, 2, 4), (0.5, 0.3, 0.2))[0]
-        gpus = rng.choices((1, 2, 4), (0.4, 0.35, 0.25))[0]
-        h100 = rng.random() < 0.3
-        claim = claims[f"gpu{gpus}-{'h100' if h100 else 'any'}"]
-        members = [PodClaims(f"gang{index}-{p}", (claim,)) for p in range(pods)]
-        found.append((members, max(1, round(rng.expovariate(1 / hold)))))
-    return found
-
-
-def run(
-    policy: str, nodes: int, gangs: int, hold: float, seed: int
-) -> dict[str, float | int | str]:
-    rng = random.Random(seed)
-    state = DeviceState(read_dra([GPU_CLASS, *cluster(nodes)], "cluster"))
-    every = [d for n in state.nodes for d in state.devices(n)]
-    state.take(rng.sample(every, len(every) // 2))
-    arrivals = stream(gangs, hold, rng)
-    place: Callable[[Sequence[PodClaims]], GangAllocation | None]
-    if policy == "wlmap":
-        place = GangPlanner(state, (CLIQUE,), (PCIE_ROOT,)).plan
-    elif policy == "clique-first-fit":
-        place = GangPlanner(state, (CLIQUE,), (PCIE_ROOT,), score=False).plan
-    else:
-        place = lambda pods: first_fit_gang(pods, state)  # noqa: E731
-    running: list[tuple[int, GangAllocation]] = []
-    allocated = aligned_count = 0
-    spent = 0.0
-    for t, (pods, held) in enumerate(arrivals):
-        for done in [r for r in running if r[0] <= t]:
-            state.release(done[1].devices)
-            running.remove(done)
-        start = time.perf_counter()
-        found = place(pods)
-        spent += time.perf_counter() - start
-        if found is None:
-            continue
-        allocated += 1
-        aligned_count += aligned(found, [CLIQUE]) and all(
-            aligned(GangAllocation((p,)), [PCIE_ROOT]) for p in found.pods
-        )
-        running.append((t + held, found))
-    return {
-        "seed": seed,
-        "policy": policy,
-        "nodes": nodes,
-        "gangs": gangs,
-        "allocated": allocated,
-        "aligned": aligned_count,
-        "allocation_rate": round(allocated / gangs, 4),
-        "aligned_share": round(aligned_count / allocated, 4) if allocated else 0.0,
-        "aligned_rate": round(aligned_count / gangs, 4),
-        "gangs_per_s": round(gangs / spent, 1),
-    }
+def run(policy: str, nodes: int, gangs: int, hold: float, seed: int) -> dict[str, Any]:
+    found = run_scenario(policy, nodes, gangs, hold, seed)
+    return {**found.row, "gangs_per_s": round(gangs / found.seconds, 1)}
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ import click
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
 from wlmap.cli.commands._simulate_options import Seeds, render_rows
+from wlmap.cli.commands.simulate_dra import dra
 from wlmap.cli.commands.simulate_gangs import gangs
 from wlmap.errors import PlacementInputError
 
@@ -210,3 +211,4 @@ def plot(session: Session, results: tuple[str, ...], output_file: str | None) ->
 
 simulate.add_command(plot)  # type: ignore[attr-defined]  # a click.Group, made by cls above
 simulate.add_command(gangs)  # type: ignore[attr-defined]  # a click.Group, made by cls above
+simulate.add_command(dra)  # type: ignore[attr-defined]  # a click.Group, made by cls above

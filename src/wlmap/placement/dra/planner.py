@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
+from wlmap.placement.dra._node_bounds import NodeBounds, nodes_of
 from wlmap.placement.dra.allocator import DeviceChoice, allocate_pod
 from wlmap.placement.dra.gang import GangAllocation
 from wlmap.placement.dra.model import AttributeValue, Device
@@ -26,6 +27,9 @@ __all__ = ["GangPlanner"]
 
 _Group = tuple[int, *tuple[Hashable, ...]]  # level first, then what tells groups apart
 _Placed = list[tuple[str, str, tuple[DeviceChoice, ...]]]
+_Best = tuple[tuple[int, ...], int, str, list[DeviceChoice]]
+_BOUNDED = 16
+"""Domains of more nodes than this are searched bucket by bucket (see ``_node_bounds``)."""
 
 
 class GangPlanner:
@@ -65,7 +69,21 @@ class GangPlanner:
             domain = self._domain_of(device)
             if None not in domain and device.node is not None:
                 self._domain_nodes.setdefault(domain, {})[device.node] = None
+        self._bounds: NodeBounds | None = None
+        self._ranks: dict[tuple[AttributeValue | None, ...], dict[str, int]] = {}
         self._count(state.free_devices(), +1)
+        if score and all(d.node is not None for d in state.inventory.devices):
+            level = len(self.gang_attributes)
+            self._bounds = NodeBounds(
+                nodes_of(
+                    (d.node, self._groups(d)[level], self._groups(d)[-1])
+                    for d in state.inventory.devices
+                ),
+                self.free,
+                self.total,
+                max(0, len(self.group_attributes) - 1),
+                fine=bool(self.group_attributes),
+            )
         state.watch(self._count)
 
     def _count(self, devices: Sequence[Device], sign: int) -> None:
@@ -75,6 +93,9 @@ class GangPlanner:
                 self.free[group] = self.free.get(group, 0) + sign
             domain = self._domain_of(device)
             self._domain_free[domain] = self._domain_free.get(domain, 0) + sign
+        if self._bounds is not None:
+            for node in {d.node for d in devices if d.node is not None}:
+                self._bounds.update(node)
 
     def plan(self, pods: Sequence[PodClaims]) -> GangAllocation | None:
         """Devices for every pod of the gang, or None (state unchanged) when it does not
@@ -129,6 +150,8 @@ class GangPlanner:
         return found
 
     def _free_in(self, node: str, domain: tuple[AttributeValue | None, ...]) -> list[Device]:
+        if not self.gang_attributes:
+            return self.state.free(node)  # one domain: every device
         return [d for d in self.state.free(node) if self._domain_of(d) == domain]
 
     def _cost(self, chosen: Sequence[Device]) -> tuple[int, ...]:
@@ -158,22 +181,14 @@ class GangPlanner:
         """Place the pods in one domain, largest first; devices stay taken on success."""
         placed: _Placed = []
         for pod in sorted(pods, key=lambda p: -p.devices):
-            best: tuple[tuple[int, ...], int, str, list[DeviceChoice]] | None = None
-            for rank, node in enumerate(nodes):
-                if self.state.free_count(node) < pod.devices:
-                    continue
-                candidates = self._free_in(node, domain)
-                if len(candidates) < pod.devices:
-                    continue
-                order = sorted(candidates, key=self._preference) if self.score else candidates
-                choices = allocate_pod(pod, node, order, self.state)
-                if choices is None:
-                    continue
-                cost = self._cost([c.device for c in choices])
-                if best is None or (cost, rank) < (best[0], best[1]):
-                    best = (cost, rank, node, choices)
-                if not any(cost):
-                    break  # breaks no whole group and strands nothing: nothing does better
+            if self._bounds is not None and len(nodes) > _BOUNDED and _exact(pod):
+                best = self._bounded(pod, nodes, domain)
+            else:
+                best = None
+                for rank, node in enumerate(nodes):
+                    best = self._try(pod, node, rank, domain, best)
+                    if best is not None and not any(best[0]):
+                        break  # breaks no whole group and strands nothing: nothing does better
             if best is None:
                 for _, _, done in placed:
                     self.state.release(c.device for c in done)
@@ -183,7 +198,71 @@ class GangPlanner:
             placed.append((pod.name, node, tuple(choices)))
         return placed
 
+    def _try(
+        self,
+        pod: PodClaims,
+        node: str,
+        rank: int,
+        domain: tuple[AttributeValue | None, ...],
+        best: _Best | None,
+    ) -> _Best | None:
+        """The better of ``best`` and the pod's devices on ``node`` (ties: lower rank)."""
+        if self.state.free_count(node) < pod.devices:
+            return best
+        candidates = self._free_in(node, domain)
+        if len(candidates) < pod.devices or not self._enough(pod, candidates):
+            return best
+        order = sorted(candidates, key=self._preference) if self.score else candidates
+        choices = allocate_pod(pod, node, order, self.state)
+        if choices is None:
+            return best
+        cost = self._cost([c.device for c in choices])
+        if best is None or (cost, rank) < (best[0], best[1]):
+            return (cost, rank, node, choices)
+        return best
+
+    def _enough(self, pod: PodClaims, candidates: Sequence[Device]) -> bool:
+        """Whether each plain request has as many matching devices as it needs (a quick
+        no before the search; selectors rule out whole nodes, such as other products')."""
+        for claim in pod.claims:
+            for request in claim.requests:
+                if request.mode != "ExactCount" or request.alternatives:
+                    continue
+                if len(self.state.candidates(claim, request, candidates)) < request.count:
+                    return False
+        return True
+
+    def _bounded(
+        self, pod: PodClaims, nodes: Sequence[str], domain: tuple[AttributeValue | None, ...]
+    ) -> _Best | None:
+        """What the scan of every node finds, visiting nodes by lower bound of their cost
+        and stopping when no node left can beat the best one."""
+        assert self._bounds is not None
+        rank = self._ranks.get(domain)
+        if rank is None:
+            rank = self._ranks[domain] = {node: i for i, node in enumerate(nodes)}
+        level = len(self.gang_attributes)  # the gang levels cost the same on every node
+        best: _Best | None = None
+        for bound, tier in self._bounds.tiers(pod.devices, rank):
+            if best is not None and bound > best[0][level:]:
+                break
+            for node in tier:
+                if best is not None and bound == best[0][level:] and rank[node] > best[1]:
+                    break
+                best = self._try(pod, node, rank[node], domain, best)
+                if best is not None and best[2] == node and best[0][level:] == bound:
+                    break  # the tier's bound is met: a later node can only tie, and loses
+        return best
+
     def _preference(self, device: Device) -> tuple[int, int, int]:
         finest = self._groups(device)[-1]
         left = self.free.get(finest, 0)
         return (int(left == self.total[finest]), left, device.index)
+
+
+def _exact(pod: PodClaims) -> bool:
+    """Whether the pod takes exactly ``pod.devices`` devices wherever it goes (no ``All``
+    request, no alternatives of other counts), as the bounds assume."""
+    return all(
+        r.mode == "ExactCount" and not r.alternatives for c in pod.claims for r in c.requests
+    )
