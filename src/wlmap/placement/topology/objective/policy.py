@@ -15,11 +15,12 @@ from pathlib import Path
 
 from wlmap.placement.topology.capacity import FreeCapacity
 from wlmap.placement.topology.gang import Gang, GangPlacement
-from wlmap.placement.topology.objective._candidates import ROOT, build, candidate_domains
-from wlmap.placement.topology.objective._choice import Scored, beats, select
+from wlmap.placement.topology.objective._candidates import ROOT, build, candidate_split
+from wlmap.placement.topology.objective._choice import Scored, beats
 from wlmap.placement.topology.objective._domains import DomainIndex, GangRoom, gang_room
 from wlmap.placement.topology.objective._model import Objective
-from wlmap.placement.topology.objective._scoring import finest_scored, scored
+from wlmap.placement.topology.objective._scoring import finest_table, scored
+from wlmap.placement.topology.objective._table import choose
 from wlmap.placement.topology.objective._terms import TermMeter, resolve
 from wlmap.placement.topology.objective.explanation import (
     Decision,
@@ -67,22 +68,20 @@ class WlmapGangPolicy:
         if problem:
             raise ValueError(f"gang {gang.name}: {problem}")
         room = gang_room(index, capacity, gang)
-        domains = candidate_domains(index, room, gang)
-        if not domains:
+        fine, coarser = candidate_split(index, room, gang)
+        if not len(fine) and not coarser:
             return None
-        finest = len(capacity.topology.levels) - 1
-        found = finest_scored(
-            self.objective, meter, index, room, gang, [d for lv, d in domains if lv == finest]
-        )
-        found += [
+        table = finest_table(self.objective, meter, index, room, gang, fine)
+        packed = [
             scored(self.objective, meter, capacity, gang, build(index, room, lv, d, gang.pods))
-            for lv, d in domains
-            if lv != finest
+            for lv, d in coarser
         ]
-        chosen = self._packed(meter, index, room, gang, found[select(self.objective, found)])
-        others = [s for s in found if (s.level, s.domain) != (chosen.level, chosen.domain)]
-        runner = others[select(self.objective, others)] if others else None
-        explanation = self._explain(meter, capacity, chosen, runner, len(domains))
+        best = choose(self.objective, table, packed)
+        assert best is not None
+        chosen = self._packed(meter, index, room, gang, best)
+        runner = choose(self.objective, table, packed, skip=(chosen.level, chosen.domain))
+        count = len(fine) + len(coarser)
+        explanation = self._explain(meter, capacity, chosen, runner, count)
         assert chosen.candidate is not None
         placement = GangPlacement(gang, chosen.candidate.nodes, explanation.text())
         return Decision(placement, explanation)
