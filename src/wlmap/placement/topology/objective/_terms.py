@@ -127,12 +127,19 @@ class TermMeter:
         return value
 
 
-def resolve(objective: Objective, topology: Topology, origin: str) -> TermMeter:
+def resolve(
+    objective: Objective, topology: Topology, origin: str, weights: TierWeights | None = None
+) -> TermMeter:
     """Resolve the objective's levels and weights against ``topology``.
+
+    The communication term's pair weights are the objective's ``tierWeights`` when it sets
+    them, else ``weights`` (the scenario's, which its cost is measured with), else
+    :func:`~wlmap.placement.topology.quality.default_weights`.
 
     Raises:
         ObjectiveError: a term names a level the topology lacks, or the pair weights name
             another number of levels.
+        ValueError: ``weights`` name another number of levels than the topology has.
     """
     from wlmap.placement.topology.objective.loading import ObjectiveError  # noqa: PLC0415
 
@@ -157,7 +164,12 @@ def resolve(objective: Objective, topology: Topology, origin: str) -> TermMeter:
     spare_level = level("terms.spareCapacity.level", terms.spare_capacity.level, finest)
     balance = level("terms.balance.level", terms.balance.level, 0)
     spec = terms.communication.tier_weights
-    weights = default_weights(len(topology.levels))
+    if weights is not None and len(weights.levels) != len(topology.levels):
+        raise ValueError(
+            f"tier weights name {len(weights.levels)} levels, the topology has "
+            f"{len(topology.levels)} ({', '.join(topology.levels)})"
+        )
+    weights = weights or default_weights(len(topology.levels))
     if spec is not None:
         if len(spec.levels) != len(topology.levels):
             problems.append(

@@ -29,6 +29,7 @@ from wlmap.placement.topology.objective.explanation import (
     level_word,
 )
 from wlmap.placement.topology.objective.loading import default_objective, load_objective
+from wlmap.placement.topology.quality import TierWeights
 from wlmap.placement.topology.tree import Topology
 
 __all__ = ["WlmapGangPolicy", "make_wlmap_gang_policy"]
@@ -40,12 +41,20 @@ class WlmapGangPolicy:
     Attributes:
         name: ``wlmap``.
         objective: the objective it follows.
+        weights: the pair weights its communication term uses when the objective sets no
+            ``tierWeights`` (None: ``quality.default_weights``).
     """
 
     name = "wlmap"
 
-    def __init__(self, objective: Objective, origin: str = "<objective>") -> None:
+    def __init__(
+        self,
+        objective: Objective,
+        origin: str = "<objective>",
+        weights: TierWeights | None = None,
+    ) -> None:
         self.objective = objective
+        self.weights = weights
         self._origin = origin
         self._topology: Topology | None = None
         self._index: DomainIndex | None = None
@@ -88,7 +97,7 @@ class WlmapGangPolicy:
 
     def _prepare(self, topology: Topology) -> tuple[DomainIndex, TermMeter]:
         if self._topology is not topology or self._index is None or self._meter is None:
-            self._meter = resolve(self.objective, topology, self._origin)
+            self._meter = resolve(self.objective, topology, self._origin, self.weights)
             self._index = DomainIndex.build(topology)
             self._topology = topology
         return self._index, self._meter
@@ -138,17 +147,23 @@ class WlmapGangPolicy:
         )
 
 
-def make_wlmap_gang_policy(objective: Objective | str | Path | None = None) -> WlmapGangPolicy:
+def make_wlmap_gang_policy(
+    objective: Objective | str | Path | None = None, weights: TierWeights | None = None
+) -> WlmapGangPolicy:
     """wlmap's gang policy for an objective, an objective file's path, or the default objective.
+
+    ``weights`` are the pair weights a scenario measures communication cost with; the policy
+    optimises them unless the objective sets its own ``terms.communication.tierWeights``,
+    which win (an operator's file says what to optimise).
 
     Raises:
         ObjectiveError: the file cannot be read or is invalid.
     """
     if objective is None:
-        return WlmapGangPolicy(default_objective(), "default.yaml")
+        return WlmapGangPolicy(default_objective(), "default.yaml", weights)
     if isinstance(objective, Objective):
-        return WlmapGangPolicy(objective)
-    return WlmapGangPolicy(load_objective(objective), str(objective))
+        return WlmapGangPolicy(objective, weights=weights)
+    return WlmapGangPolicy(load_objective(objective), str(objective), weights)
 
 
 def _name(topology: Topology, candidate: Scored) -> str:
