@@ -104,7 +104,9 @@ def finest_table(
             score = score + parts[t]
     keys: dict[str, IntArray] = {}
     for rule in tie_breaks(objective):
-        if rule == "tighterFit":
+        if rule == "fewerSlotsLeft":
+            keys[rule] = capacity.pod_slots(finest, gang.gpus_per_pod)[picked] - gang.pods
+        elif rule == "tighterFit":
             keys[rule] = capacity.domain_free[finest][picked] - gang.gpus
         elif rule == "fewerNodes":
             keys[rule] = nodes
@@ -149,11 +151,16 @@ def scored(
     finest = np.unique(topology.node_domain[len(topology.levels) - 1][nodes])
     if candidate.level == ROOT:
         left = int(capacity.node_free.sum()) - gang.gpus
+        slots = int(capacity.pod_slots(0, gang.gpus_per_pod).sum()) - gang.pods
     else:
-        left = int(capacity.domain_free[candidate.level][candidate.domain]) - gang.gpus
+        level, domain = candidate.level, candidate.domain
+        left = int(capacity.domain_free[level][domain]) - gang.gpus
+        slots = int(capacity.pod_slots(level, gang.gpus_per_pod)[domain]) - gang.pods
     keys: list[object] = []
     for rule in tie_breaks(objective):
-        if rule == "tighterFit":
+        if rule == "fewerSlotsLeft":
+            keys.append(slots)
+        elif rule == "tighterFit":
             keys.append(left)
         elif rule == "fewerNodes":
             keys.append(len(candidate.nodes))
