@@ -68,6 +68,7 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true", help="2 hours, one seed")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--hours", type=float, default=24.0)
+    parser.add_argument("--first-seed", type=int, default=1, help="seeds run from here")
     parser.add_argument("--scenarios", default="lingjun,gb200,kueue-tas,n256g8")
     parser.add_argument("--policies", default=",".join(GANG_POLICIES))
     parser.add_argument("--loads", default=",".join(f"{load:g}" for load in LOADS))
@@ -93,7 +94,7 @@ def main() -> int:
         print("  " + describe(JobMix(load=loads[0], hours=hours), scenario))
         for load in loads:
             mix = JobMix(load=load, hours=hours)
-            for seed in range(1, seeds + 1):
+            for seed in range(args.first_seed, args.first_seed + seeds):
                 jobs = synthetic_jobs(scenario, mix, seed)
                 for name in policies:
                     policy = make_gang_policy(name, seed=seed, weights=scenario.weights)
@@ -144,7 +145,9 @@ def write(rows: list[dict[str, Any]], stem: str) -> None:
         writer = csv.DictWriter(handle, fieldnames=columns, restval="", lineterminator="\n")
         writer.writeheader()
         writer.writerows({k: "" if v is None else v for k, v in row.items()} for row in rows)
-    print(f"rows: {path.relative_to(RESULTS.parent.parent) if path.is_relative_to(RESULTS) else path}")
+    print(
+        f"rows: {path.relative_to(RESULTS.parent.parent) if path.is_relative_to(RESULTS) else path}"
+    )
 
 
 if __name__ == "__main__":
