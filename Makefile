@@ -32,6 +32,9 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/interpret.py
 	$(BIN)/python benchmarks/cli_get_dump.py
 	$(BIN)/python benchmarks/cli_startup.py
+	$(BIN)/python benchmarks/placement_gang_speed.py --policy wlmap,kueue-bestfit
+	$(BIN)/python benchmarks/placement_gangs.py
+	$(BIN)/python benchmarks/placement_gang_optimum.py
 
 schema: $(STAMP)
 	$(BIN)/python -m wlmap.definitions.schema deploy/crds

@@ -147,7 +147,7 @@ def run_shape(name: str, decisions: int, seed: int) -> Tally:
     prefill(capacity, rng)
     total = int(topology.gpus.sum())
     weights = default_weights(len(topology.levels))
-    policy = make_wlmap_gang_policy()
+    policy = make_wlmap_gang_policy(weights=weights)
     draw = gang_stream(rng, int(topology.gpus.max()), len(topology.levels) - 1)
     running: deque[GangPlacement] = deque()
     tally = Tally([], [], [])

@@ -10,7 +10,8 @@ its target (1,000 pods/s and 50 gangs/s at 1,000 nodes, 200 pods/s at 10,000 nod
 as the baseline measured in the same run, the cost of one "pods per rack" answer from the
 incremental histograms against a rescan of every node.
 
-Run: ``python benchmarks/placement_gang_speed.py [--decisions 2000] [--policy NAME]``
+Run: ``python benchmarks/placement_gang_speed.py [--decisions 2000] [--policy wlmap,kai]``
+(registered policies, comma-separated; default wlmap).
 """
 
 from __future__ import annotations
@@ -21,12 +22,11 @@ import sys
 import time
 
 import numpy as np
-from _gang_policies import gang_policies
 
 from wlmap.placement.model import Node
 from wlmap.placement.topology import FreeCapacity, Gang, Topology, apply, build_topology, release
 from wlmap.placement.topology.policy import GangPolicy
-from wlmap.placement.topology.registry import make_gang_policy
+from wlmap.placement.topology.registry import GANG_POLICIES, make_gang_policy
 
 SIZES = ((1, 0.70), (2, 0.10), (4, 0.15), (8, 0.05))
 
@@ -109,11 +109,17 @@ def rescan_ratio(capacity: FreeCapacity, repeat: int = 200) -> tuple[float, floa
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--decisions", type=int, default=2000, help="single-pod decisions per case")
-    parser.add_argument("--policy", help="a registered gang policy (default: the first)")
+    parser.add_argument(
+        "--policy", default="wlmap", help="registered gang policies, comma-separated"
+    )
     args = parser.parse_args()
-    policies, note = gang_policies()
-    name = args.policy or next(iter(policies))
-    print(f"policy: {name} ({note})")
+    names = args.policy.split(",")
+    unknown = [name for name in names if name not in GANG_POLICIES]
+    if unknown:
+        print(
+            f"unknown policies {unknown}; expected some of {list(GANG_POLICIES)}", file=sys.stderr
+        )
+        return 2
     rng = random.Random(42)
     singles = [
         Gang(f"pod-{i}", 1, rng.choices([s for s, _ in SIZES], [p for _, p in SIZES])[0])
@@ -128,18 +134,18 @@ def main() -> int:
         ("10,000 nodes", cluster(25, 25, 16), "single pods", singles, 200.0, "pods/s"),
     ]
     print(
-        f"{'cluster':<13}{'fill':>5}  {'decisions':<13}{'rate':>10}  {'target':>12}{'/ target':>9}"
+        f"{'policy':<16}{'cluster':<13}{'fill':>5}  {'decisions':<13}{'rate':>10}  {'target':>12}{'/ target':>9}"
         f"{'p50 ms':>9}{'p99 ms':>9}{'hist us':>9}{'rescan us':>10}{'rescan/hist':>12}"
     )
     for label, topology, kind, asked, target, unit in cases:
-        for fill in (0.5, 0.9):
+        for fill, name in ((fill, name) for fill in (0.5, 0.9) for name in names):
             capacity = prefill(topology, fill, seed=7)
-            policy = make_gang_policy(name, seed=1, registry=policies)
+            policy = make_gang_policy(name, seed=1)
             rate, latencies = measure(policy, capacity, asked)
             p50, p99 = np.percentile(latencies, [50, 99]) * 1000
             hist, rescan = rescan_ratio(capacity)
             print(
-                f"{label:<13}{fill:>5.0%}  {kind:<13}{rate:10.0f}  {target:>5.0f} {unit:<6}"
+                f"{name:<16}{label:<13}{fill:>5.0%}  {kind:<13}{rate:10.0f}  {target:>5.0f} {unit:<6}"
                 f"{rate / target:9.2f}{p50:9.3f}{p99:9.3f}{hist * 1e6:9.1f}{rescan * 1e6:10.1f}"
                 f"{rescan / hist:12.1f}"
             )

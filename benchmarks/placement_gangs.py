@@ -9,7 +9,11 @@ level (mean and p95), communication cost (mean, p95), required constraints satis
 admission delay p50/p95, GPU occupancy and whole free finest-level domains; and its cost
 as a ratio to the lowest cost of the other policies in the same run.
 
-Run: ``python benchmarks/placement_gangs.py [--smoke] [--seeds 3] [--hours 24]``
+Also per policy: the communication cost over multi-pod gangs only (a single pod costs 0
+anywhere, so it hides the gaps between policies).
+
+Run: ``python benchmarks/placement_gangs.py [--smoke] [--seeds 3] [--hours 24]
+[--scenarios lingjun,gb200] [--policies wlmap,volcano] [--loads 0.8] [--out FILE]``
 (``--smoke``: 2 simulated hours, one seed). Rows go to ``benchmarks/results/``.
 """
 
@@ -23,15 +27,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _gang_policies import TRACES, gang_policies
-
 from wlmap.placement.topology.jobmix import JobMix, describe, synthetic_jobs
-from wlmap.placement.topology.registry import make_gang_policy
+from wlmap.placement.topology.registry import GANG_POLICIES, make_gang_policy
 from wlmap.placement.topology.report import run_row, summarise
 from wlmap.placement.topology.scenarios import Scenario, gb200, kueue_tas, lingjun, tiresias
 from wlmap.placement.topology.simulator import simulate_gangs
 
 RESULTS = Path(__file__).resolve().parent / "results"
+TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 LOADS = (0.6, 0.8, 1.0)
 SHOWN = (
     ("span", "span_mean"),
@@ -41,6 +44,7 @@ SHOWN = (
     ("cross", "cross_domain_mean"),
     ("cost", "cost_mean"),
     ("cost95", "cost_p95"),
+    ("multi", "multi_pod_cost_mean"),
     ("req%", "required_satisfied_pct"),
     ("wait50", "delay_p50_s"),
     ("wait95", "delay_p95_s"),
@@ -49,13 +53,14 @@ SHOWN = (
 )
 
 
-def scenarios() -> list[Scenario]:
-    return [
-        lingjun(TRACES / "lingjun" / "topo.csv"),
-        gb200(blocks=4),
-        kueue_tas(),
-        tiresias(TRACES / "tiresias" / "n256g8.csv"),
-    ]
+def scenarios(names: list[str]) -> list[Scenario]:
+    made = {
+        "lingjun": lambda: lingjun(TRACES / "lingjun" / "topo.csv"),
+        "gb200": lambda: gb200(blocks=4),
+        "kueue-tas": kueue_tas,
+        "n256g8": lambda: tiresias(TRACES / "tiresias" / "n256g8.csv"),
+    }
+    return [made[name]() for name in names]
 
 
 def main() -> int:
@@ -63,32 +68,42 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true", help="2 hours, one seed")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--hours", type=float, default=24.0)
+    parser.add_argument("--first-seed", type=int, default=1, help="seeds run from here")
+    parser.add_argument("--scenarios", default="lingjun,gb200,kueue-tas,n256g8")
+    parser.add_argument("--policies", default=",".join(GANG_POLICIES))
+    parser.add_argument("--loads", default=",".join(f"{load:g}" for load in LOADS))
+    parser.add_argument("--out", help="file stem under benchmarks/results/")
     args = parser.parse_args()
     hours, seeds = (2.0, 1) if args.smoke else (args.hours, args.seeds)
     if not TRACES.exists():
         print(f"{TRACES} is not available", file=sys.stderr)
         return 1
-    policies, note = gang_policies()
-    print(f"policies: {', '.join(policies)} ({note})")
+    policies = args.policies.split(",")
+    unknown = [name for name in policies if name not in GANG_POLICIES]
+    if unknown:
+        print(
+            f"unknown policies {unknown}; expected some of {list(GANG_POLICIES)}", file=sys.stderr
+        )
+        return 2
+    loads = [float(load) for load in args.loads.split(",")]
+    print(f"policies: {', '.join(policies)}")
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
-    for scenario in scenarios():
+    for scenario in scenarios(args.scenarios.split(",")):
         print(scenario.describe())
-        print("  " + describe(JobMix(load=LOADS[0], hours=hours), scenario))
-        for load in LOADS:
+        print("  " + describe(JobMix(load=loads[0], hours=hours), scenario))
+        for load in loads:
             mix = JobMix(load=load, hours=hours)
-            for seed in range(1, seeds + 1):
+            for seed in range(args.first_seed, args.first_seed + seeds):
                 jobs = synthetic_jobs(scenario, mix, seed)
                 for name in policies:
-                    policy = make_gang_policy(
-                        name, seed=seed, weights=scenario.weights, registry=policies
-                    )
+                    policy = make_gang_policy(name, seed=seed, weights=scenario.weights)
                     run = simulate_gangs(scenario, policy, jobs, hours=hours, verify=True)
                     row = run_row(run, seed=seed, load=load, level=scenario.topology.levels[-1])
                     rows.append({**row, "policy": name})
     print(f"{len(rows)} runs in {time.perf_counter() - started:.0f} s\n")
     show(summarise(rows))
-    write(rows, "placement_gangs" + ("-smoke" if args.smoke else ""))
+    write(rows, args.out or "placement_gangs" + ("-smoke" if args.smoke else ""))
     return 0
 
 
@@ -130,7 +145,9 @@ def write(rows: list[dict[str, Any]], stem: str) -> None:
         writer = csv.DictWriter(handle, fieldnames=columns, restval="", lineterminator="\n")
         writer.writeheader()
         writer.writerows({k: "" if v is None else v for k, v in row.items()} for row in rows)
-    print(f"rows: {path.relative_to(RESULTS.parent.parent)}")
+    print(
+        f"rows: {path.relative_to(RESULTS.parent.parent) if path.is_relative_to(RESULTS) else path}"
+    )
 
 
 if __name__ == "__main__":

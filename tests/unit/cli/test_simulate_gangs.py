@@ -17,6 +17,7 @@ from tests.traces import trace_path
 from tests.unit.cli.runner import run
 from tests.unit.placement.topology.first_fit import FirstFit
 from wlmap.cli._exits import UNREADABLE_INPUT, USAGE
+from wlmap.placement.topology.objective import make_wlmap_gang_policy
 from wlmap.placement.topology.registry import GANG_POLICIES
 
 RACK_NODES = (
@@ -161,3 +162,23 @@ def test_a_workload_can_be_placed_on_a_built_in_shape(capsys: pytest.CaptureFixt
         "--nodes", str(RACK_NODES),
     )  # fmt: skip
     assert code == USAGE
+
+
+def test_without_a_policy_a_workload_is_placed_by_wlmaps_own(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The real default joins the stand-in registry, after first-fit: it is still the one used.
+    monkeypatch.setitem(GANG_POLICIES, "wlmap", make_wlmap_gang_policy)
+    code, out, err = run(
+        capsys, "simulate", "gangs", "-f", str(corpus_path("kai-podgroup/multi-topology-jobs-gpu.yaml")),
+        "--topology", "gb200", "--blocks", "1", "-o", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    placed = rows(out)
+    assert {r["policy"] for r in placed} == {"wlmap"}
+    # Two Jobs of 3 pods x 4 GPUs. The first: every clique is whole and scores alike, the
+    # lower index decides. The second joins it in b00.r0 rather than break a whole clique.
+    first, second = placed[0]["reason"], placed[3]["reason"]
+    assert first.startswith("clique b00/b00.r0: ties b00/b00.r1 on every term, lowerIndex")
+    assert second.startswith("clique b00/b00.r0: whole cliques broken 0 vs 1 for b00/b00.r1")
+    assert [r["domain"] for r in placed] == [f"b00/b00.r0/gb-b00-r0-n0{i}" for i in range(6)]

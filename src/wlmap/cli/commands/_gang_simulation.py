@@ -32,7 +32,15 @@ from wlmap.placement.topology.workload_gangs import Intent, gang_requests, to_ga
 if TYPE_CHECKING:
     from wlmap.sources.workloads import Found
 
-__all__ = ["assignment_items", "assignment_rows", "policy_names", "scenario_of", "simulation_rows"]
+__all__ = [
+    "DEFAULT_POLICY",
+    "assignment_items",
+    "assignment_rows",
+    "placing_policy",
+    "policy_names",
+    "scenario_of",
+    "simulation_rows",
+]
 
 
 def scenario_of(topology: str, levels: Sequence[str], blocks: int) -> Scenario:
@@ -82,6 +90,23 @@ def _header(path: str) -> list[str]:
         raise PlacementInputError(
             f"cannot read it: {exc}", file=path, row=None, column=None
         ) from None
+
+
+DEFAULT_POLICY = "wlmap"
+
+
+def placing_policy(asked: Sequence[str]) -> str:
+    """The one policy that places a workload's gangs: the first asked, else wlmap's own.
+
+    A build without wlmap's policy falls back to the first registered one.
+
+    Raises:
+        PlacementInputError: no policy is registered, or the one asked for is unknown.
+    """
+    if asked and "all" not in asked[:1]:
+        return policy_names(asked[:1])[0]
+    known = policy_names(())
+    return DEFAULT_POLICY if DEFAULT_POLICY in known else known[0]
 
 
 def policy_names(asked: Sequence[str]) -> list[str]:

@@ -52,7 +52,8 @@ _NAMES = "lingjun|gb200|kueue-tas|n256g8|FILE"
     "policies",
     multiple=True,
     metavar="NAME",
-    help="A gang policy (repeatable), or 'all' (the default). With -f, the first is used.",
+    help="A gang policy (repeatable), or 'all' (the default). With -f, the first is used "
+    "(default: wlmap).",
 )
 @click.option(
     "--load",
@@ -138,7 +139,7 @@ def gangs(
         if (nodes is None) == (topology is None):
             raise click.UsageError("with -f, give the cluster with --nodes FILE or --topology")
         scenario = run.scenario_of(nodes or topology or "", keys, blocks)
-        (policy, *_) = run.policy_names(policies[:1])
+        policy = run.placing_policy(policies)
         warnings: list[str] = []
         items = run.assignment_items(
             scenario, session.workloads(files), policy, warnings, objective=objective

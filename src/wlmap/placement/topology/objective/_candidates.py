@@ -27,7 +27,15 @@ import numpy as np
 from wlmap.placement.topology.gang import Gang
 from wlmap.placement.topology.objective._domains import DomainIndex, GangRoom, IntArray
 
-__all__ = ["ROOT", "Candidate", "build", "candidate_domains", "candidates", "fill"]
+__all__ = [
+    "ROOT",
+    "Candidate",
+    "build",
+    "candidate_domains",
+    "candidate_split",
+    "candidates",
+    "fill",
+]
 
 ROOT = -1
 
@@ -54,6 +62,15 @@ def candidates(index: DomainIndex, room: GangRoom, gang: Gang) -> list[Candidate
 
 def candidate_domains(index: DomainIndex, room: GangRoom, gang: Gang) -> list[tuple[int, int]]:
     """The (level, domain) of every candidate, finest level first, indices ascending."""
+    finest, coarser = candidate_split(index, room, gang)
+    level = len(index.topology.levels) - 1
+    return [(level, int(d)) for d in finest] + coarser
+
+
+def candidate_split(
+    index: DomainIndex, room: GangRoom, gang: Gang
+) -> tuple[IntArray, list[tuple[int, int]]]:
+    """The candidates' finest-level domains (ascending), and the (level, domain) of the rest."""
     topology = index.topology
     node_level = len(topology.levels)
     finest = node_level - 1
@@ -61,7 +78,7 @@ def candidate_domains(index: DomainIndex, room: GangRoom, gang: Gang) -> list[tu
     if node_level in (gang.required_level, gang.preferred_level):
         one_node = _one_node_domains(room, gang)
         if gang.required_level == node_level or len(one_node):
-            return [(finest, int(d)) for d in one_node]
+            return one_node, []
     top = gang.required_level if gang.required_level is not None else ROOT
     preferred = gang.preferred_level
     if (
@@ -70,17 +87,19 @@ def candidate_domains(index: DomainIndex, room: GangRoom, gang: Gang) -> list[tu
         and np.any(room.levels[preferred] >= pods)
     ):
         top = preferred
+    fine = np.flatnonzero(room.levels[finest] >= pods)
     found: list[tuple[int, int]] = []
-    for level in range(finest, max(top, 0) - 1, -1):
+    for level in range(finest - 1, max(top, 0) - 1, -1):
         feasible = room.levels[level] >= pods
-        if level < finest:
-            child_best = np.zeros(len(feasible), dtype=np.int64)
-            np.maximum.at(child_best, topology.parent[level + 1], room.levels[level + 1])
-            feasible &= child_best < pods
+        if not feasible.any():
+            continue
+        child_best = np.zeros(len(feasible), dtype=np.int64)
+        np.maximum.at(child_best, topology.parent[level + 1], room.levels[level + 1])
+        feasible &= child_best < pods
         found.extend((level, int(d)) for d in np.flatnonzero(feasible))
-    if top == ROOT and not found and int(room.levels[0].sum()) >= pods:
+    if top == ROOT and not len(fine) and not found and int(room.levels[0].sum()) >= pods:
         found.append((ROOT, 0))
-    return found
+    return fine, found
 
 
 def _one_node_domains(room: GangRoom, gang: Gang) -> IntArray:

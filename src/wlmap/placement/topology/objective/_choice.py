@@ -5,6 +5,11 @@ each tier keeps the candidates within ``best * (1 + tolerance)`` of the best val
 term (rounded to 1e-9, so float noise never splits a tie), and the next tier chooses among
 those. What is still tied goes through the tie-breaks in the objective's order:
 
+- ``fewerSlotsLeft``: fewer pods of the gang's size left in the candidate's domain after
+  it (Kueue's BestFit ranks domains by ``state``, "the number of pods which can fit in a
+  given domain", pkg/cache/tas_flavor_snapshot.go; Slurm's topology/block takes the
+  block with the fewest free slots). It keeps the domains with room for large pods for
+  the gangs that need them;
 - ``tighterFit``: fewer free GPUs left in the candidate's domain (KAI picks the fullest
   domain that still fits, docs/topology/README.md, to keep emptier domains whole);
 - ``fewerNodes`` / ``fewerDomains``: fewer nodes / finest domains used;

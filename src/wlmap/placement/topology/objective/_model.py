@@ -38,8 +38,14 @@ TERMS: tuple[TermName, ...] = (
     "balance",
     "priority",
 )
-TieBreak = Literal["tighterFit", "fewerNodes", "fewerDomains", "lowerIndex"]
-TIE_BREAKS: tuple[TieBreak, ...] = ("tighterFit", "fewerNodes", "fewerDomains", "lowerIndex")
+TieBreak = Literal["fewerSlotsLeft", "tighterFit", "fewerNodes", "fewerDomains", "lowerIndex"]
+TIE_BREAKS: tuple[TieBreak, ...] = (
+    "fewerSlotsLeft",
+    "tighterFit",
+    "fewerNodes",
+    "fewerDomains",
+    "lowerIndex",
+)
 
 Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 

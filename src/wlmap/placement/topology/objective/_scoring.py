@@ -21,15 +21,18 @@ from wlmap.placement.topology.objective._candidates import ROOT, Candidate
 from wlmap.placement.topology.objective._choice import Scored, tie_breaks
 from wlmap.placement.topology.objective._domains import DomainIndex, GangRoom, IntArray
 from wlmap.placement.topology.objective._model import Objective, TermName
+from wlmap.placement.topology.objective._table import FinestTable
 from wlmap.placement.topology.objective._terms import TermMeter
 
-__all__ = ["fill_shape", "finest_scored", "scored"]
+__all__ = ["fill_shape", "finest_scored", "finest_table", "scored"]
 
 FloatArray = npt.NDArray[np.float64]
 
 
 def fill_shape(room: GangRoom, pods: int, domains: IntArray) -> tuple[IntArray, IntArray]:
     """Same-node pod pairs and nodes used when ``pods`` pods fill each finest domain."""
+    if pods == 1:  # a single pod: one node, no pairs, wherever it goes
+        return np.zeros(len(domains), dtype=np.int64), np.ones(len(domains), dtype=np.int64)
     capacity = room.capacity
     topology = capacity.topology
     cells = capacity.histogram[len(topology.levels) - 1][domains][:, ::-1]
@@ -53,20 +56,18 @@ def fill_shape(room: GangRoom, pods: int, domains: IntArray) -> tuple[IntArray, 
     return same, nodes
 
 
-def finest_scored(
+def finest_table(
     objective: Objective,
     meter: TermMeter,
     index: DomainIndex,
     room: GangRoom,
     gang: Gang,
-    domains: list[int],
-) -> list[Scored]:
-    """The scored candidates packing ``gang`` inside each of the finest ``domains``."""
-    if not domains:
-        return []
+    domains: IntArray,
+) -> FinestTable:
+    """The candidates packing ``gang`` inside each of the finest ``domains`` (ascending)."""
     capacity = room.capacity
     finest = len(meter.topology.levels) - 1
-    picked = np.array(domains, dtype=np.int64)
+    picked = np.asarray(domains, dtype=np.int64)
     same, nodes = fill_shape(room, gang.pods, picked)
     pairs = gang.pods * (gang.pods - 1) // 2
     cost = np.zeros(len(picked))
@@ -80,48 +81,53 @@ def finest_scored(
         elif term == "priority":
             values[term] = cost * max(gang.priority, 0) / meter.priority_scale
         elif term == "wholeFreeDomains":
-            up = index.ancestor(finest, meter.whole_level)[picked]
+            up = meter.up(finest, meter.whole_level)[picked]
             level = meter.whole_level
             whole = capacity.domain_free[level][up] == capacity.capacity(level)[up]
             values[term] = whole.astype(np.float64)
         elif term == "spareCapacity":
-            up = index.ancestor(finest, meter.spare_level)[picked]
+            up = meter.up(finest, meter.spare_level)[picked]
             before = capacity.domain_free[meter.spare_level][up]
             keep = meter.spare[up]
             short = np.maximum(keep - (before - gang.gpus), 0) - np.maximum(keep - before, 0)
             values[term] = short.astype(np.float64)
         else:
-            up = index.ancestor(finest, meter.balance_level)[picked]
+            up = meter.up(finest, meter.balance_level)[picked]
             after = capacity.domain_free[meter.balance_level][up] - gang.gpus
             size = np.maximum(capacity.capacity(meter.balance_level)[up], 1)
             values[term] = 1.0 - after / size
-    left = capacity.domain_free[finest][picked] - gang.gpus
-    out: list[Scored] = []
-    for i, domain in enumerate(domains):
-        raw = {t: float(v[i]) for t, v in values.items()}
-        parts: dict[TermName, float] = {}
-        if objective.weights is not None:
-            parts = {
-                t: objective.weights.of(t) * meter.normalised(t, v, gang, capacity)
-                for t, v in raw.items()
-            }
-        ties = _ties(objective, int(left[i]), int(nodes[i]), domain)
-        out.append(Scored(finest, domain, None, raw, parts, sum(parts.values()), ties))
-    return out
-
-
-def _ties(objective: Objective, left: int, nodes: int, domain: int) -> tuple[object, ...]:
-    keys: list[object] = []
+    parts: dict[TermName, FloatArray] = {}
+    score = np.zeros(len(picked))
+    if objective.weights is not None:
+        for t, v in values.items():
+            parts[t] = objective.weights.of(t) * meter.normalised(t, v, gang, capacity)
+            score = score + parts[t]
+    keys: dict[str, IntArray] = {}
     for rule in tie_breaks(objective):
-        if rule == "tighterFit":
-            keys.append(left)
+        if rule == "fewerSlotsLeft":
+            keys[rule] = capacity.pod_slots(finest, gang.gpus_per_pod)[picked] - gang.pods
+        elif rule == "tighterFit":
+            keys[rule] = capacity.domain_free[finest][picked] - gang.gpus
         elif rule == "fewerNodes":
-            keys.append(nodes)
+            keys[rule] = nodes
         elif rule == "fewerDomains":
-            keys.append(1)
-        else:
-            keys.append(((domain,), ()))
-    return tuple(keys)
+            keys[rule] = np.ones(len(picked), dtype=np.int64)
+    return FinestTable(finest, picked, values, parts, score, keys)
+
+
+def finest_scored(
+    objective: Objective,
+    meter: TermMeter,
+    index: DomainIndex,
+    room: GangRoom,
+    gang: Gang,
+    domains: list[int],
+) -> list[Scored]:
+    """The scored candidates packing ``gang`` inside each of the finest ``domains``."""
+    if not domains:
+        return []
+    table = finest_table(objective, meter, index, room, gang, np.array(domains, dtype=np.int64))
+    return [table.row(objective, i) for i in range(len(table))]
 
 
 def scored(
@@ -145,11 +151,16 @@ def scored(
     finest = np.unique(topology.node_domain[len(topology.levels) - 1][nodes])
     if candidate.level == ROOT:
         left = int(capacity.node_free.sum()) - gang.gpus
+        slots = int(capacity.pod_slots(0, gang.gpus_per_pod).sum()) - gang.pods
     else:
-        left = int(capacity.domain_free[candidate.level][candidate.domain]) - gang.gpus
+        level, domain = candidate.level, candidate.domain
+        left = int(capacity.domain_free[level][domain]) - gang.gpus
+        slots = int(capacity.pod_slots(level, gang.gpus_per_pod)[domain]) - gang.pods
     keys: list[object] = []
     for rule in tie_breaks(objective):
-        if rule == "tighterFit":
+        if rule == "fewerSlotsLeft":
+            keys.append(slots)
+        elif rule == "tighterFit":
             keys.append(left)
         elif rule == "fewerNodes":
             keys.append(len(candidate.nodes))

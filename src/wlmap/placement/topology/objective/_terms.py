@@ -19,9 +19,11 @@ over the fewest domains the gang needs, spare GPUs used over the gang's GPUs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from wlmap.errors import Problem
 from wlmap.placement.topology.capacity import FreeCapacity
@@ -31,6 +33,8 @@ from wlmap.placement.topology.quality import TierWeights, default_weights, measu
 from wlmap.placement.topology.tree import Topology, TopologyError
 
 __all__ = ["TermMeter", "resolve"]
+
+Value = TypeVar("Value", float, npt.NDArray[np.float64])
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +58,17 @@ class TermMeter:
     spare: np.ndarray
     balance_level: int
     priority_scale: float
+    _up: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, repr=False)
+
+    def up(self, fine: int, coarse: int) -> np.ndarray:
+        """For each domain of level ``fine``, its ancestor at level ``coarse`` (kept once made)."""
+        key = (fine, coarse)
+        if key not in self._up:
+            out = np.arange(self.topology.domain_count(fine), dtype=np.int64)
+            for level in range(fine, coarse, -1):
+                out = self.topology.parent[level][out]
+            self._up[key] = out
+        return self._up[key]
 
     def raw(
         self,
@@ -70,12 +85,17 @@ class TermMeter:
         if term == "priority":
             return cost * max(gang.priority, 0) / self.priority_scale
         if term == "wholeFreeDomains":
-            touched = np.unique(self.topology.node_domain[self.whole_level][nodes])
+            touched = self.topology.node_domain[self.whole_level][nodes]
+            if len(nodes) > 1:
+                touched = np.unique(touched)
             free = capacity.domain_free[self.whole_level][touched]
             return float(np.count_nonzero(free == capacity.capacity(self.whole_level)[touched]))
         level = self.spare_level if term == "spareCapacity" else self.balance_level
         of_node = self.topology.node_domain[level][nodes]
-        touched, where = np.unique(of_node, return_inverse=True)
+        if len(nodes) == 1:  # one node: no need to sort out its domains
+            touched, where = of_node, np.zeros(1, dtype=np.int64)
+        else:
+            touched, where = np.unique(of_node, return_inverse=True)
         used = np.bincount(where, weights=pods * gang.gpus_per_pod).astype(np.int64)
         before = capacity.domain_free[level][touched]
         after = before - used
@@ -90,9 +110,12 @@ class TermMeter:
 
     def cost(self, gang: Gang, nodes: tuple[tuple[int, int], ...]) -> float:
         """The gang's communication cost on ``nodes``."""
+        if len(nodes) == 1:  # every pair on one node, the sum ``measure`` makes
+            pairs = nodes[0][1] * (nodes[0][1] - 1) // 2
+            return self.weights.node * pairs / pairs if pairs else 0.0
         return measure(GangPlacement(gang, nodes), self.topology, self.weights).cost
 
-    def normalised(self, term: TermName, value: float, gang: Gang, capacity: FreeCapacity) -> float:
+    def normalised(self, term: TermName, value: Value, gang: Gang, capacity: FreeCapacity) -> Value:
         """``value`` on a scale where 1 is about as bad as the term gets for this gang."""
         if term in ("communication", "priority"):
             return value / self.weights.across if self.weights.across > 0 else value
@@ -104,12 +127,19 @@ class TermMeter:
         return value
 
 
-def resolve(objective: Objective, topology: Topology, origin: str) -> TermMeter:
+def resolve(
+    objective: Objective, topology: Topology, origin: str, weights: TierWeights | None = None
+) -> TermMeter:
     """Resolve the objective's levels and weights against ``topology``.
+
+    The communication term's pair weights are the objective's ``tierWeights`` when it sets
+    them, else ``weights`` (the scenario's, which its cost is measured with), else
+    :func:`~wlmap.placement.topology.quality.default_weights`.
 
     Raises:
         ObjectiveError: a term names a level the topology lacks, or the pair weights name
             another number of levels.
+        ValueError: ``weights`` name another number of levels than the topology has.
     """
     from wlmap.placement.topology.objective.loading import ObjectiveError  # noqa: PLC0415
 
@@ -134,7 +164,12 @@ def resolve(objective: Objective, topology: Topology, origin: str) -> TermMeter:
     spare_level = level("terms.spareCapacity.level", terms.spare_capacity.level, finest)
     balance = level("terms.balance.level", terms.balance.level, 0)
     spec = terms.communication.tier_weights
-    weights = default_weights(len(topology.levels))
+    if weights is not None and len(weights.levels) != len(topology.levels):
+        raise ValueError(
+            f"tier weights name {len(weights.levels)} levels, the topology has "
+            f"{len(topology.levels)} ({', '.join(topology.levels)})"
+        )
+    weights = weights or default_weights(len(topology.levels))
     if spec is not None:
         if len(spec.levels) != len(topology.levels):
             problems.append(

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from wlmap.placement.topology.capacity import FreeCapacity
 from wlmap.placement.topology.gang import Gang, GangPlacement
-from wlmap.placement.topology.objective._candidates import ROOT, build, candidate_domains
-from wlmap.placement.topology.objective._choice import Scored, beats, select
+from wlmap.placement.topology.objective._candidates import ROOT, build, candidate_split
+from wlmap.placement.topology.objective._choice import Scored, beats
 from wlmap.placement.topology.objective._domains import DomainIndex, GangRoom, gang_room
 from wlmap.placement.topology.objective._model import Objective
-from wlmap.placement.topology.objective._scoring import finest_scored, scored
+from wlmap.placement.topology.objective._scoring import finest_table, scored
+from wlmap.placement.topology.objective._table import choose
 from wlmap.placement.topology.objective._terms import TermMeter, resolve
 from wlmap.placement.topology.objective.explanation import (
     Decision,
@@ -28,6 +29,7 @@ from wlmap.placement.topology.objective.explanation import (
     level_word,
 )
 from wlmap.placement.topology.objective.loading import default_objective, load_objective
+from wlmap.placement.topology.quality import TierWeights
 from wlmap.placement.topology.tree import Topology
 
 __all__ = ["WlmapGangPolicy", "make_wlmap_gang_policy"]
@@ -39,12 +41,20 @@ class WlmapGangPolicy:
     Attributes:
         name: ``wlmap``.
         objective: the objective it follows.
+        weights: the pair weights its communication term uses when the objective sets no
+            ``tierWeights`` (None: ``quality.default_weights``).
     """
 
     name = "wlmap"
 
-    def __init__(self, objective: Objective, origin: str = "<objective>") -> None:
+    def __init__(
+        self,
+        objective: Objective,
+        origin: str = "<objective>",
+        weights: TierWeights | None = None,
+    ) -> None:
         self.objective = objective
+        self.weights = weights
         self._origin = origin
         self._topology: Topology | None = None
         self._index: DomainIndex | None = None
@@ -67,29 +77,27 @@ class WlmapGangPolicy:
         if problem:
             raise ValueError(f"gang {gang.name}: {problem}")
         room = gang_room(index, capacity, gang)
-        domains = candidate_domains(index, room, gang)
-        if not domains:
+        fine, coarser = candidate_split(index, room, gang)
+        if not len(fine) and not coarser:
             return None
-        finest = len(capacity.topology.levels) - 1
-        found = finest_scored(
-            self.objective, meter, index, room, gang, [d for lv, d in domains if lv == finest]
-        )
-        found += [
+        table = finest_table(self.objective, meter, index, room, gang, fine)
+        packed = [
             scored(self.objective, meter, capacity, gang, build(index, room, lv, d, gang.pods))
-            for lv, d in domains
-            if lv != finest
+            for lv, d in coarser
         ]
-        chosen = self._packed(meter, index, room, gang, found[select(self.objective, found)])
-        others = [s for s in found if (s.level, s.domain) != (chosen.level, chosen.domain)]
-        runner = others[select(self.objective, others)] if others else None
-        explanation = self._explain(meter, capacity, chosen, runner, len(domains))
+        best = choose(self.objective, table, packed)
+        assert best is not None
+        chosen = self._packed(meter, index, room, gang, best)
+        runner = choose(self.objective, table, packed, skip=(chosen.level, chosen.domain))
+        count = len(fine) + len(coarser)
+        explanation = self._explain(meter, capacity, chosen, runner, count)
         assert chosen.candidate is not None
         placement = GangPlacement(gang, chosen.candidate.nodes, explanation.text())
         return Decision(placement, explanation)
 
     def _prepare(self, topology: Topology) -> tuple[DomainIndex, TermMeter]:
         if self._topology is not topology or self._index is None or self._meter is None:
-            self._meter = resolve(self.objective, topology, self._origin)
+            self._meter = resolve(self.objective, topology, self._origin, self.weights)
             self._index = DomainIndex.build(topology)
             self._topology = topology
         return self._index, self._meter
@@ -139,17 +147,23 @@ class WlmapGangPolicy:
         )
 
 
-def make_wlmap_gang_policy(objective: Objective | str | Path | None = None) -> WlmapGangPolicy:
+def make_wlmap_gang_policy(
+    objective: Objective | str | Path | None = None, weights: TierWeights | None = None
+) -> WlmapGangPolicy:
     """wlmap's gang policy for an objective, an objective file's path, or the default objective.
+
+    ``weights`` are the pair weights a scenario measures communication cost with; the policy
+    optimises them unless the objective sets its own ``terms.communication.tierWeights``,
+    which win (an operator's file says what to optimise).
 
     Raises:
         ObjectiveError: the file cannot be read or is invalid.
     """
     if objective is None:
-        return WlmapGangPolicy(default_objective(), "default.yaml")
+        return WlmapGangPolicy(default_objective(), "default.yaml", weights)
     if isinstance(objective, Objective):
-        return WlmapGangPolicy(objective)
-    return WlmapGangPolicy(load_objective(objective), str(objective))
+        return WlmapGangPolicy(objective, weights=weights)
+    return WlmapGangPolicy(load_objective(objective), str(objective), weights)
 
 
 def _name(topology: Topology, candidate: Scored) -> str:

@@ -53,14 +53,13 @@ def test_communication_cost_decides_under_the_default_objective() -> None:
     # Four 4-GPU pods. Rack b1/r1 takes them on four nodes: 6 pairs, all in one rack: 1.0.
     # No rack of b2 holds four, block b2 does, two per rack: 2 pairs in a rack (1 each) and
     # 4 pairs across racks (10 each): 42 / 6 = 7.0. Cost is the first tier: b1/r1.
-    # It breaks the only whole rack (1 vs 0); spare at 5 % of 16 GPUs is 1 GPU per rack,
-    # used up in b1/r1 (1) and in both racks of b2 (2).
+    # It breaks the only whole rack (1 vs 0).
     decision = make_wlmap_gang_policy().decide(capacity, Gang("g", pods=4, gpus_per_pod=4))
     assert decision is not None
     assert racks_of(capacity, decision.placement.nodes) == {"b1/r1"}
     assert decision.placement.reason == (
-        "rack b1/r1: cost 1.0 vs 7.0 for block b2 (also whole racks broken 1 vs 0, "
-        "spare GPUs used 1 vs 2); leaves 0 whole racks free"
+        "rack b1/r1: cost 1.0 vs 7.0 for block b2 (also whole racks broken 1 vs 0); "
+        "leaves 0 whole racks free"
     )
     explanation = decision.explanation
     assert (explanation.chosen, explanation.runner_up) == ("rack b1/r1", "block b2")
@@ -68,7 +67,6 @@ def test_communication_cost_decides_under_the_default_objective() -> None:
     assert [(t.term, t.chosen, t.runner_up) for t in explanation.terms] == [
         ("communication", 1.0, 7.0),
         ("wholeFreeDomains", 1.0, 0.0),
-        ("spareCapacity", 1.0, 2.0),
     ]
 
 
@@ -96,8 +94,7 @@ def test_whole_free_domains_decide_between_racks_of_equal_cost() -> None:
     assert decision is not None
     assert racks_of(capacity, decision.placement.nodes) == {"b1/r2"}
     assert decision.placement.reason == (
-        "rack b1/r2: whole racks broken 0 vs 1 for b1/r1 (also spare GPUs used 0 vs 1); "
-        "leaves 1 whole rack free"
+        "rack b1/r2: whole racks broken 0 vs 1 for b1/r1; leaves 1 whole rack free"
     )
 
 
@@ -228,3 +225,17 @@ def test_inside_a_rack_the_gang_packs_as_kueue_best_fit() -> None:
     placement = make_wlmap_gang_policy().place(capacity, Gang("g", pods=7, gpus_per_pod=1))
     assert placement is not None
     assert placement.nodes == ((0, 3), (1, 3), (3, 1))
+
+
+def test_the_rack_with_fewer_pods_of_the_gangs_size_left_wins_a_tie() -> None:
+    # A 2-GPU pod costs 0 anywhere and breaks no whole rack. Both racks have 4 free GPUs,
+    # so fewer free GPUs (tighterFit) would tie and the lower index take r1. But r1's two
+    # half-free nodes hold two such pods, r2's 3 + 1 only one: r2 is left with none, r1
+    # keeps room for the next 2-GPU pod.
+    capacity = cluster({"b1/r1": [2, 2], "b1/r2": [3, 1]})
+    decision = make_wlmap_gang_policy().decide(capacity, Gang("g", pods=1, gpus_per_pod=2))
+    assert decision is not None
+    assert decision.placement.nodes == ((2, 1),)  # b1-r2-0, the node with 3 free GPUs
+    assert decision.placement.reason == (
+        "rack b1/r2: ties b1/r1 on every term, fewerSlotsLeft decides; leaves 0 whole racks free"
+    )
