@@ -24,6 +24,7 @@ import csv
 import datetime
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ SHOWN = (
 
 
 def scenarios(names: list[str]) -> list[Scenario]:
-    made = {
+    made: dict[str, Callable[[], Scenario]] = {
         "lingjun": lambda: lingjun(TRACES / "lingjun" / "topo.csv"),
         "gb200": lambda: gb200(blocks=4),
         "kueue-tas": kueue_tas,
