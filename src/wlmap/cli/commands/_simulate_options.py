@@ -1,4 +1,5 @@
-"""What ``wlmap simulate`` and ``wlmap simulate gangs`` share: the seed option and the rows' output."""
+"""What ``wlmap simulate`` and its ``gangs`` and ``dra`` subcommands share: the seed type,
+the options that say where and how rows go, and writing them."""
 
 from __future__ import annotations
 
@@ -6,11 +7,23 @@ import csv
 import io
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-__all__ = ["Seeds", "render_rows"]
+if TYPE_CHECKING:
+    from wlmap.cli._session import Session
+
+__all__ = [
+    "Seeds",
+    "output_file_option",
+    "render_rows",
+    "rows_options",
+    "seeds_option",
+    "write_output",
+]
 
 _SEEDS = re.compile(r"(?P<first>\d+)(?:(?:-|\.\.)(?P<last>\d+))?")
 
@@ -56,3 +69,46 @@ def _cell(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return ";".join(str(v) for v in value)
     return value
+
+
+def seeds_option(example: str = "1-5") -> Callable[[Any], Any]:
+    """``--seed``/``--seeds``: seeds of the runs, repeatable, each a seed or a range."""
+    return click.option(
+        "--seed",
+        "--seeds",
+        "seeds",
+        multiple=True,
+        type=Seeds(),
+        help=f"Seed of a run (repeatable), or a range like {example}.  [default: 42]",
+    )
+
+
+def output_file_option() -> Callable[[Any], Any]:
+    """``--output-file``: write the output to a file instead of stdout."""
+    return click.option(
+        "--output-file",
+        metavar="FILE",
+        type=click.Path(dir_okay=False),
+        help="Write here, not stdout.",
+    )
+
+
+def rows_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``-o csv|json|yaml`` (CSV for runs, YAML for one workload's placement) and
+    ``--output-file``, as the ``gangs`` and ``dra`` subcommands take them."""
+    function = output_file_option()(function)
+    return click.option(
+        "-o",
+        "--output",
+        "fmt",
+        type=click.Choice(["csv", "json", "yaml"]),
+        help="Output format.  [default: csv; yaml with -f]",
+    )(function)
+
+
+def write_output(session: Session, text: str, output_file: str | None) -> None:
+    """``text`` to ``output_file`` when one is given, else to stdout."""
+    if output_file:
+        Path(output_file).write_text(text, encoding="utf-8")
+    else:
+        session.output.data(text)

@@ -14,7 +14,12 @@ import click
 
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
-from wlmap.cli.commands._simulate_options import Seeds, render_rows
+from wlmap.cli.commands._simulate_options import (
+    output_file_option,
+    render_rows,
+    seeds_option,
+    write_output,
+)
 from wlmap.cli.commands.simulate_dra import dra
 from wlmap.cli.commands.simulate_gangs import gangs
 from wlmap.errors import PlacementInputError
@@ -50,13 +55,7 @@ SHORT_HELP = "Place a trace or workloads on a cluster with each policy; plot the
     help="A policy to run (repeatable): a registered name, 'bound' for the offline upper "
     "bound, or 'all' (the default).",
 )
-@click.option(
-    "--seed",
-    "seeds",
-    multiple=True,
-    type=Seeds(),
-    help="Seed of a run (repeatable), or a range like 42-51.  [default: 42]",
-)
+@seeds_option("42-51")
 @click.option(
     "--ratio",
     type=click.FloatRange(min=0, min_open=True),
@@ -73,9 +72,7 @@ SHORT_HELP = "Place a trace or workloads on a cluster with each policy; plot the
 )
 @click.option("--trace", metavar="NAME", help="Label of the trace column (default: from --pods).")
 @output_option("csv", "json", default="csv")
-@click.option(
-    "--output-file", metavar="FILE", type=click.Path(dir_okay=False), help="Write here, not stdout."
-)
+@output_file_option()
 def simulate(
     session: Session,
     nodes: str | None,
@@ -132,10 +129,7 @@ def simulate(
             )
         rows = run.curve_rows(cluster, source, names, chosen, ratio)
     text = render_rows(rows, fmt)
-    if output_file:
-        Path(output_file).write_text(text, encoding="utf-8")
-    else:
-        session.output.data(text)
+    write_output(session, text, output_file)
 
 
 def _pod_source(

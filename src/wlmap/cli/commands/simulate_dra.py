@@ -6,13 +6,16 @@ command when it runs.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option
-from wlmap.cli.commands._simulate_options import Seeds, render_rows
+from wlmap.cli.commands._simulate_options import (
+    render_rows,
+    rows_options,
+    seeds_option,
+    write_output,
+)
 
 SHORT_HELP = "Simulate DRA device allocation for gangs, or place one workload's claims."
 
@@ -65,24 +68,8 @@ SHORT_HELP = "Simulate DRA device allocation for gangs, or place one workload's 
     show_default=True,
     help="Share of the GPUs allocated at random before the gangs arrive.",
 )
-@click.option(
-    "--seed",
-    "--seeds",
-    "seeds",
-    multiple=True,
-    type=Seeds(),
-    help="Seed of a run (repeatable), or a range like 1-5.  [default: 42]",
-)
-@click.option(
-    "-o",
-    "--output",
-    "fmt",
-    type=click.Choice(["csv", "json", "yaml"]),
-    help="Output format.  [default: csv; yaml with -f]",
-)
-@click.option(
-    "--output-file", metavar="FILE", type=click.Path(dir_okay=False), help="Write here, not stdout."
-)
+@seeds_option()
+@rows_options
 def dra(
     session: Session,
     files: tuple[str, ...],
@@ -123,7 +110,7 @@ def dra(
             text = render_rows(run.workload_rows(items), "csv")
         else:
             text = session.output.format({"items": items, "count": len(items)}, fmt)
-        _write(session, text, output_file)
+        write_output(session, text, output_file)
         return
     if cluster is not None:
         raise click.UsageError("--cluster needs a workload: give it with -f")
@@ -145,11 +132,4 @@ def dra(
         if fmt != "yaml"
         else session.output.format({"items": rows, "count": len(rows)}, fmt)
     )
-    _write(session, text, output_file)
-
-
-def _write(session: Session, text: str, output_file: str | None) -> None:
-    if output_file:
-        Path(output_file).write_text(text, encoding="utf-8")
-    else:
-        session.output.data(text)
+    write_output(session, text, output_file)

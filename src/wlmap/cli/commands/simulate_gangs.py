@@ -6,14 +6,18 @@ the command when it runs.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
 
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option
-from wlmap.cli.commands._simulate_options import Seeds, render_rows
+from wlmap.cli.commands._simulate_options import (
+    render_rows,
+    rows_options,
+    seeds_option,
+    write_output,
+)
 
 SHORT_HELP = "Simulate topology-aware gang placement, or place one workload's gangs."
 _NAMES = "lingjun|gb200|kueue-tas|n256g8|FILE"
@@ -62,14 +66,7 @@ _NAMES = "lingjun|gb200|kueue-tas|n256g8|FILE"
     type=click.FloatRange(min=0, min_open=True),
     help="Offered GPU load as a share of the capacity (repeatable).  [default: 0.8]",
 )
-@click.option(
-    "--seed",
-    "--seeds",
-    "seeds",
-    multiple=True,
-    type=Seeds(),
-    help="Seed of a run (repeatable), or a range like 1-5.  [default: 42]",
-)
+@seeds_option()
 @click.option(
     "--hours",
     type=click.FloatRange(min=0, min_open=True),
@@ -100,16 +97,7 @@ _NAMES = "lingjun|gb200|kueue-tas|n256g8|FILE"
 @click.option(
     "--verify", is_flag=True, help="Check every placement independently; stop at a bad one."
 )
-@click.option(
-    "-o",
-    "--output",
-    "fmt",
-    type=click.Choice(["csv", "json", "yaml"]),
-    help="Output format.  [default: csv; yaml with -f]",
-)
-@click.option(
-    "--output-file", metavar="FILE", type=click.Path(dir_okay=False), help="Write here, not stdout."
-)
+@rows_options
 def gangs(
     session: Session,
     topology: str | None,
@@ -151,7 +139,7 @@ def gangs(
             text = render_rows(run.assignment_rows(items), "csv")
         else:
             text = session.output.format({"items": items, "count": len(items)}, fmt)
-        _write(session, text, output_file)
+        write_output(session, text, output_file)
         return
     if topology is None:
         raise click.UsageError("give the cluster with --topology " + _NAMES)
@@ -171,15 +159,8 @@ def gangs(
         session.output.warn(note)
     fmt = fmt or "csv"
     text = render_rows(rows, fmt) if fmt != "yaml" else session.output.format(_items(rows), fmt)
-    _write(session, text, output_file)
+    write_output(session, text, output_file)
 
 
 def _items(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"items": rows, "count": len(rows)}
-
-
-def _write(session: Session, text: str, output_file: str | None) -> None:
-    if output_file:
-        Path(output_file).write_text(text, encoding="utf-8")
-    else:
-        session.output.data(text)
