@@ -12,26 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from wlmap.placement.dra import DeviceState, read_dra
+from wlmap.placement.dra.scenario import CLIQUE, DRIVER, GPU_CLASS, PCIE_ROOT
 
-DRIVER = "gpu.nvidia.com"
-PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
-CLIQUE = "gpu.nvidia.com/cliqueId"
-
-GPU_CLASS: dict[str, Any] = {
-    "apiVersion": "resource.k8s.io/v1",
-    "kind": "DeviceClass",
-    "metadata": {"name": "gpu.nvidia.com"},
-    "spec": {
-        "selectors": [
-            {
-                "cel": {
-                    "expression": "device.driver == 'gpu.nvidia.com' && "
-                    "device.attributes['gpu.nvidia.com'].type == 'gpu'"
-                }
-            }
-        ]
-    },
-}
+# The constants and the GPU DeviceClass are the scenario's, so tests and benchmark agree.
+__all__ = [
+    "CLIQUE",
+    "DRIVER",
+    "GPU_CLASS",
+    "PCIE_ROOT",
+    "claim_template",
+    "four_gpu_node",
+    "gpu",
+    "node_slice",
+    "state_of",
+]
 
 
 def gpu(
