@@ -9,7 +9,7 @@ A workload is reconciled again when something below it needs its pod link: a new
 without one, or an owner arriving after its pods (the Job seen after the pods it created,
 as two watch streams deliver them in no particular order); and when one of its pods is
 deleted, since gangs keyed by pod labels (a LeaderWorkerSet's groups) can lose a member
-or go away with it.
+or go away with it; and when a pod carries the placement gate (see ``gating``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from wlmap.operator.gating import is_gated
 from wlmap.operator.rbac import INTERMEDIATE_OWNERS
 from wlmap.operator.settings import Settings
 from wlmap.sources.cluster import Cluster, Discovery
@@ -53,8 +54,8 @@ def operator_cache(
         if event_type == "DELETED":
             if _is_pod(obj):
                 wanted(obj)
-        elif has_unlinked_pods(cache, settings, obj):
-            wanted(obj)
+        elif has_unlinked_pods(cache, settings, obj) or (_is_pod(obj) and is_gated(obj)):
+            wanted(obj)  # a gated pod waits for the placement controller
 
     cache = ClusterCache(
         cluster,
