@@ -54,8 +54,8 @@ def operator_cache(
         if event_type == "DELETED":
             if _is_pod(obj):
                 wanted(obj)
-        elif has_unlinked_pods(cache, settings, obj) or (_is_pod(obj) and is_gated(obj)):
-            wanted(obj)  # a gated pod waits for the placement controller
+        elif has_unlinked_pods(cache, settings, obj):
+            wanted(obj)
 
     cache = ClusterCache(
         cluster,
@@ -77,16 +77,22 @@ async def complete_chain(cache: ClusterCache, obj: Mapping[str, Any]) -> list[di
 
 
 def has_unlinked_pods(cache: ClusterCache, settings: Settings, obj: Mapping[str, Any]) -> bool:
-    """Whether the object is, or controls (down its chain), a pod without its group link."""
-    annotation = settings.pod_link
-    if annotation is None:
-        return False  # pods are linked by admission (Workload API), not by the operator
+    """Whether the object is, or controls (down its chain), a pod without its group link
+    or with the placement gate (it waits for the placement controller)."""
+    annotation = settings.pod_link  # None: pods are linked by admission (Workload API)
     if _is_pod(obj):
         candidates: Iterable[Mapping[str, Any]] = [obj]
     else:
         candidates = cache.index.descendants(str(uid_of(obj)))
     return any(
-        _is_pod(pod) and annotation not in ((pod.get("metadata") or {}).get("annotations") or {})
+        _is_pod(pod)
+        and (
+            is_gated(pod)
+            or (
+                annotation is not None
+                and annotation not in ((pod.get("metadata") or {}).get("annotations") or {})
+            )
+        )
         for pod in candidates
     )
 

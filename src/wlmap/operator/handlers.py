@@ -23,11 +23,13 @@ from wlmap.operator.drift import gang_handler, sweep
 from wlmap.operator.gating import (
     OPT_IN,
     WEBHOOK_CONFIGURATION,
+    is_gated,
     register_webhook,
     webhook_server,
 )
 from wlmap.operator.leader import LeaderElection, lease_name
 from wlmap.operator.login import login
+from wlmap.operator.placement import release
 from wlmap.operator.scope import GANG_LABEL
 from wlmap.operator.settings import GANG_KINDS, WORKLOAD_UID_LABEL
 from wlmap.operator.state import State
@@ -270,6 +272,10 @@ async def _queue_top_owner(state: State, obj: Mapping[str, Any]) -> None:
     ):
         uid = str((owner.get("metadata") or {}).get("uid"))
         await submit(state, uid, reconcile_step(state, owner))
+    elif is_gated(obj) and (state.cache is None or state.cache.index.missing_owner(obj) is None):
+        # gated by its pod's annotation, but its known workload is not one placement serves:
+        # nothing would ever release it
+        await retrying(state, lambda: release(state, [obj], None))
 
 
 async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -47,7 +47,7 @@ async def place(
     if not gated:
         return False
     if not opted_in(state, obj):
-        await _release(state, gated, None)
+        await release(state, gated, None)
         log.info("placement off: %d pod(s) released", len(gated), extra={"workload": log_name(obj)})
         return False
     # numpy and the policies load with the first plan: the operator runs without them
@@ -60,7 +60,7 @@ async def place(
         await _report(state, obj, False, "CannotPlan", str(exc))
         return False
     if not requests:
-        await _release(state, gated, None)
+        await release(state, gated, None)
         await _report(state, obj, True, "NoGang", "no gang of GPU pods to place; pods released")
         return False
     component = {p.name: p.component for p in view.pods or ()}
@@ -98,7 +98,7 @@ async def place(
     said = []
     for index, plan in zip(chosen, plans, strict=True):
         term = _term(plan, topology)
-        await _release(state, [p for p in members[index] if is_gated(p)], term)
+        await release(state, [p for p in members[index] if is_gated(p)], term)
         where = ", ".join(f"{e['key']}={','.join(e['values'])}" for e in term["matchExpressions"])
         said.append(f"{plan.request.name}: {plan.request.pods} pods in {where} ({plan.policy})")
     await _report(state, obj, True, "Placed", "; ".join(said))
@@ -149,7 +149,7 @@ def _term(plan: Any, topology: Any) -> dict[str, Any]:
     }
 
 
-async def _release(
+async def release(
     state: State, pods: Sequence[Mapping[str, Any]], term: Mapping[str, Any] | None
 ) -> None:
     """Remove the gate from each pod, narrowing its node affinity by ``term`` first."""

@@ -150,8 +150,9 @@ def cluster_rules(
 ) -> list[dict[str, Any]]:
     """The rules of ClusterRole ``wlmap-operator-cluster``: the cluster-scoped reads, needed
     in both modes; with ``placement``, what planning reads (nodes, and the pods bound
-    anywhere, each listed once per plan) and the webhook configuration kopf keeps (it
-    creates it when absent and patches in its URL and certificate)."""
+    anywhere, each listed once per plan) and the webhook configurations kopf keeps (it
+    creates them when absent and patches in its URL and certificate; it keeps a validating
+    one too, empty, whenever it manages webhooks)."""
     registry = builtin_registry() if registry is None else registry
     grants = _Grants()
     for group, kind in sorted(k for k, scoped in _references(registry) if not scoped):
@@ -164,9 +165,9 @@ def cluster_rules(
     grants.add("", ["namespaces"], ["list", "watch"])
     if placement:
         grants.add("", ["nodes", "pods"], ["list"])
-        grants.add(
-            "admissionregistration.k8s.io", ["mutatingwebhookconfigurations"], ["create", "patch"]
-        )
+        # kopf keeps both kinds once it manages webhooks: the validating one stays empty
+        configurations = ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]
+        grants.add("admissionregistration.k8s.io", configurations, ["create", "patch"])
     return grants.rules()
 
 

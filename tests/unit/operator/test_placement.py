@@ -84,10 +84,12 @@ def _verbs(rules: list[dict[str, Any]], group: str, resource: str) -> set[str]:
 
 def test_the_placement_grants_come_only_with_placement() -> None:
     webhooks = ("admissionregistration.k8s.io", "mutatingwebhookconfigurations")
+    validating = ("admissionregistration.k8s.io", "validatingwebhookconfigurations")
     assert _verbs(rbac.cluster_rules(), *webhooks) == set()
     assert _verbs(rbac.cluster_rules(), "", "nodes") == set()
     assert _verbs(rbac.namespaced_rules(), "batch", "jobs/status") == set()
     assert _verbs(rbac.cluster_rules(placement=True), *webhooks) == {"create", "patch"}
+    assert _verbs(rbac.cluster_rules(placement=True), *validating) == {"create", "patch"}
     assert _verbs(rbac.cluster_rules(placement=True), "", "nodes") == {"list"}
     assert _verbs(rbac.cluster_rules(placement=True), "", "pods") == {"list"}
     assert _verbs(rbac.namespaced_rules(placement=True), "batch", "jobs/status") == {"patch"}
