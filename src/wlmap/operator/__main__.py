@@ -103,9 +103,17 @@ def main(
             log_json=(log_format or ("json" if base.log_json else "plain")) == "json",
             kinds=base.kinds,
             cached_reads=base.cached_reads,
+            placement=base.placement,
+            placement_levels=base.placement_levels,
+            placement_policy=base.placement_policy,
+            webhook=base.webhook,
         )
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from exc
+        if settings.placement:  # a wrong policy name is told at start, with the known ones
+            from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415 - numpy, when on
+
+            make_gang_policy(settings.placement_policy)
+    except (ValueError, KeyError) as exc:
+        raise click.UsageError(str(exc).strip("'\"")) from exc
     kopf.configure(
         log_format=kopf.LogFormat.JSON if settings.log_json else kopf.LogFormat.PLAIN, verbose=False
     )

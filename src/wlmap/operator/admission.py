@@ -7,13 +7,17 @@ service account on pods, every change other than the annotations the operator wr
 (KAI's ``pod-group-name``, Volcano's ``scheduling.k8s.io/group-name``) is denied: labels,
 other annotations, owner references, finalizers and the spec must stay as they were, and
 creating or deleting a pod is refused outright (RBAC refuses it first; the policy still
-holds if someone widens the role).
+holds if someone widens the role). The one exception is the spec of a pod that carries the
+placement gate (``gating``): the placement controller narrows its node affinity and
+removes the gate; on a gated pod the API server itself allows no spec change but narrowing
+its node selection (and tolerations) and removing gates.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from wlmap.operator.gating import GATE
 from wlmap.operator.rbac import LABELS, NAME, USERNAME
 from wlmap.operator.settings import POD_LINKS
 
@@ -52,7 +56,11 @@ _CHECKS = (
         "object.metadata.?finalizers.orValue([]) == oldObject.metadata.?finalizers.orValue([])",
         "finalizers",
     ),
-    ("object.spec == oldObject.spec", "the spec"),
+    (
+        "object.spec == oldObject.spec"
+        f" || oldObject.spec.?schedulingGates.orValue([]).exists(g, g.name == '{GATE}')",
+        "the spec (but of a pod the placement controller holds)",
+    ),
 )
 
 

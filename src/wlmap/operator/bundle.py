@@ -61,10 +61,11 @@ patches:
 """
 
 
-def render(extra_kinds: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
-    """File name -> content of the bundle's generated files (cluster-wide mode)."""
+def render(extra_kinds: Sequence[tuple[str, str]] = (), placement: bool = False) -> dict[str, str]:
+    """File name -> content of the bundle's generated files (cluster-wide mode), with the
+    placement controller's grants when ``placement``."""
     return {
-        RBAC_FILE: _BUNDLE_HEADER + _dump(manifests(extra_kinds=extra_kinds)),
+        RBAC_FILE: _BUNDLE_HEADER + _dump(manifests(extra_kinds=extra_kinds, placement=placement)),
         POLICY_FILE: _BUNDLE_HEADER + _dump(policy_manifests()),
     }
 
@@ -106,6 +107,11 @@ def main(argv: Sequence[str]) -> int:
         help="kinds outside the catalog to read as well (the operator's WLMAP_KINDS)",
     )
     parser.add_argument(
+        "--placement",
+        action="store_true",
+        help="grant what the placement controller needs (WLMAP_PLACEMENT=true)",
+    )
+    parser.add_argument(
         "--namespaces",
         default="",
         metavar="NS,...",
@@ -133,7 +139,7 @@ def main(argv: Sequence[str]) -> int:
             parser.error("the overlay needs a folder of its own, not the base's")
         files = render_overlay(namespaces, os.path.relpath(base.resolve(), folder.resolve()))
     else:
-        files = render(parse_kinds(str(args.kinds).split(",")))
+        files = render(parse_kinds(str(args.kinds).split(",")), placement=args.placement)
     folder.mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
         (folder / name).write_text(content, encoding="utf-8")

@@ -9,7 +9,7 @@ A workload is reconciled again when something below it needs its pod link: a new
 without one, or an owner arriving after its pods (the Job seen after the pods it created,
 as two watch streams deliver them in no particular order); and when one of its pods is
 deleted, since gangs keyed by pod labels (a LeaderWorkerSet's groups) can lose a member
-or go away with it.
+or go away with it; and when a pod carries the placement gate (see ``gating``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from wlmap.operator.gating import is_gated
 from wlmap.operator.rbac import INTERMEDIATE_OWNERS
 from wlmap.operator.settings import Settings
 from wlmap.sources.cluster import Cluster, Discovery
@@ -76,16 +77,22 @@ async def complete_chain(cache: ClusterCache, obj: Mapping[str, Any]) -> list[di
 
 
 def has_unlinked_pods(cache: ClusterCache, settings: Settings, obj: Mapping[str, Any]) -> bool:
-    """Whether the object is, or controls (down its chain), a pod without its group link."""
-    annotation = settings.pod_link
-    if annotation is None:
-        return False  # pods are linked by admission (Workload API), not by the operator
+    """Whether the object is, or controls (down its chain), a pod without its group link
+    or with the placement gate (it waits for the placement controller)."""
+    annotation = settings.pod_link  # None: pods are linked by admission (Workload API)
     if _is_pod(obj):
         candidates: Iterable[Mapping[str, Any]] = [obj]
     else:
         candidates = cache.index.descendants(str(uid_of(obj)))
     return any(
-        _is_pod(pod) and annotation not in ((pod.get("metadata") or {}).get("annotations") or {})
+        _is_pod(pod)
+        and (
+            is_gated(pod)
+            or (
+                annotation is not None
+                and annotation not in ((pod.get("metadata") or {}).get("annotations") or {})
+            )
+        )
         for pod in candidates
     )
 

@@ -20,8 +20,16 @@ from wlmap.errors import DefinitionError
 from wlmap.operator.cache import complete_chain, has_unlinked_pods, operator_cache
 from wlmap.operator.conditions import definition_status
 from wlmap.operator.drift import gang_handler, sweep
+from wlmap.operator.gating import (
+    OPT_IN,
+    WEBHOOK_CONFIGURATION,
+    is_gated,
+    register_webhook,
+    webhook_server,
+)
 from wlmap.operator.leader import LeaderElection, lease_name
 from wlmap.operator.login import login
+from wlmap.operator.placement import release
 from wlmap.operator.scope import GANG_LABEL
 from wlmap.operator.settings import GANG_KINDS, WORKLOAD_UID_LABEL
 from wlmap.operator.state import State
@@ -58,6 +66,9 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
         settings.watching.client_timeout = 90
         settings.watching.connect_timeout = 10
         settings.networking.request_timeout = 30
+        if state.settings.placement:  # kopf serves the gate and keeps its configuration
+            settings.admission.server = webhook_server(state)
+            settings.admission.managed = WEBHOOK_CONFIGURATION
         state.cluster = await Cluster.connect(state.settings.kubeconfig, state.settings.context)
         state.discovery = await discover(state.cluster)
         namespaces = state.discovery.find("", "Namespace")
@@ -91,6 +102,8 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
         return state.reconciled
 
     kopf.on.event("", "v1", "namespaces", registry=registry)(_namespace_handler(state))
+    if state.settings.placement:
+        register_webhook(registry, state)
     for api_version, kind in GANG_KINDS[state.settings.target]:
         group, _, version = api_version.rpartition("/")
         kopf.on.event(
@@ -170,13 +183,16 @@ def _namespace_handler(state: State) -> Callable[..., Awaitable[None]]:
         before = (
             state.serves_namespace(name),
             state.namespace_labels.get(name, {}).get(GANG_LABEL),
+            state.namespace_labels.get(name, {}).get(OPT_IN),
         )
         if event.get("type") == "DELETED":
             state.namespace_labels.pop(name, None)
             return
         state.namespace_labels[name] = dict(meta.get("labels") or {})
-        after = (state.serves_namespace(name), state.namespace_labels[name].get(GANG_LABEL))
-        if after[0] and after != before:  # opted in (or core kinds opted in): catch up
+        labels = state.namespace_labels[name]
+        after = (state.serves_namespace(name), labels.get(GANG_LABEL), labels.get(OPT_IN))
+        # opted in (or core kinds, or placement, opted in or out): catch up
+        if after[0] and after != before:
             await requeue(state, state.kinds, (name,))
 
     return on_namespace
@@ -256,6 +272,10 @@ async def _queue_top_owner(state: State, obj: Mapping[str, Any]) -> None:
     ):
         uid = str((owner.get("metadata") or {}).get("uid"))
         await submit(state, uid, reconcile_step(state, owner))
+    elif is_gated(obj) and (state.cache is None or state.cache.index.missing_owner(obj) is None):
+        # gated by its pod's annotation, but its known workload is not one placement serves:
+        # nothing would ever release it
+        await retrying(state, lambda: release(state, [obj], None))
 
 
 async def _top_owner(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -105,10 +105,13 @@ class _Grants:
 
 
 def namespaced_rules(
-    registry: Registry | None = None, extra_kinds: Sequence[tuple[str, str]] = ()
+    registry: Registry | None = None,
+    extra_kinds: Sequence[tuple[str, str]] = (),
+    placement: bool = False,
 ) -> list[dict[str, Any]]:
     """The rules of ClusterRole ``wlmap-operator``: what the operator does inside a served
-    namespace, for the definitions of a registry (default: the catalog)."""
+    namespace, for the definitions of a registry (default: the catalog); with
+    ``placement``, the workloads' status too (the ``WlmapPlacement`` condition)."""
     registry = builtin_registry() if registry is None else registry
     grants = _Grants()
     workloads: set[tuple[str, str]] = set(extra_kinds)
@@ -124,6 +127,8 @@ def namespaced_rules(
         )
     for group, kind in workloads:
         grants.add(group, [plural(kind)], READ)
+        if placement:
+            grants.add(group, [f"{plural(kind)}/status"], ["patch"])
     grants.add("", ["pods"], (*READ, "patch"))  # the pod link annotation, nothing else
     for group, kind in sorted(selections):
         grants.add(group, [plural(kind)], READ)
@@ -140,9 +145,14 @@ def namespaced_rules(
     return grants.rules()
 
 
-def cluster_rules(registry: Registry | None = None) -> list[dict[str, Any]]:
+def cluster_rules(
+    registry: Registry | None = None, placement: bool = False
+) -> list[dict[str, Any]]:
     """The rules of ClusterRole ``wlmap-operator-cluster``: the cluster-scoped reads, needed
-    in both modes."""
+    in both modes; with ``placement``, what planning reads (nodes, and the pods bound
+    anywhere, each listed once per plan) and the webhook configurations kopf keeps (it
+    creates them when absent and patches in its URL and certificate; it keeps a validating
+    one too, empty, whenever it manages webhooks)."""
     registry = builtin_registry() if registry is None else registry
     grants = _Grants()
     for group, kind in sorted(k for k, scoped in _references(registry) if not scoped):
@@ -153,6 +163,11 @@ def cluster_rules(registry: Registry | None = None) -> list[dict[str, Any]]:
     # kopf: resources found through CRDs; namespaces observed when serving some of them
     grants.add("apiextensions.k8s.io", ["customresourcedefinitions"], READ)
     grants.add("", ["namespaces"], ["list", "watch"])
+    if placement:
+        grants.add("", ["nodes", "pods"], ["list"])
+        # kopf keeps both kinds once it manages webhooks: the validating one stays empty
+        configurations = ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]
+        grants.add("admissionregistration.k8s.io", configurations, ["create", "patch"])
     return grants.rules()
 
 
@@ -210,9 +225,11 @@ def manifests(
     registry: Registry | None = None,
     extra_kinds: Sequence[tuple[str, str]] = (),
     namespaces: Sequence[str] = (),
+    placement: bool = False,
 ) -> list[dict[str, Any]]:
     """ServiceAccount, roles and bindings of the operator: serving the whole cluster, or
-    (``namespaces`` given) those namespaces only."""
+    (``namespaces`` given) those namespaces only; with the placement controller's grants
+    when ``placement``."""
     service_account = {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
@@ -225,8 +242,8 @@ def manifests(
     )
     return [
         service_account,
-        _role("ClusterRole", NAME, namespaced_rules(registry, extra_kinds)),
-        _role("ClusterRole", CLUSTER_ROLE, cluster_rules(registry)),
+        _role("ClusterRole", NAME, namespaced_rules(registry, extra_kinds, placement)),
+        _role("ClusterRole", CLUSTER_ROLE, cluster_rules(registry, placement)),
         _role("Role", OWN_NAMESPACE_ROLE, own_namespace_rules(), NAMESPACE),
         *served,
         binding("ClusterRoleBinding", "ClusterRole", CLUSTER_ROLE),

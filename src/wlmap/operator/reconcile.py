@@ -60,6 +60,14 @@ class Outcome:
     waiting_for: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Interpreted:
+    """A workload's view (it evaluated cleanly) and its pods, as one reconciliation read."""
+
+    view: WorkloadView
+    pods: tuple[dict[str, Any], ...]
+
+
 async def reconcile(
     cluster: Cluster,
     discovery: Discovery,
@@ -67,10 +75,13 @@ async def reconcile(
     settings: Settings,
     obj: Mapping[str, Any],
     cache: ClusterCache | None = None,
+    seen: list[Interpreted] | None = None,
 ) -> Outcome | None:
     """Apply the gang objects of one workload; None when no definition covers it or it is
     gone. Its pods, claims and owners come from ``cache`` when given, else from the server.
-    Raises ClusterError (retried by the caller) when the server fails."""
+    The view of a workload that evaluated cleanly, and its pods, are appended to ``seen``
+    before anything is written (the placement controller plans from them even when the
+    writes fail). Raises ClusterError (retried by the caller) when the server fails."""
     entry = store.registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
     resource = discovery.serving(str(obj.get("apiVersion", "")), str(obj.get("kind")))
     if entry is None or resource is None:
@@ -95,6 +106,8 @@ async def reconcile(
         refusal = Refusal("EvaluationFailed", f"gang objects not written: {failure}")
         waiting = view.missing_references
         return Outcome(0, 0, 0, entry.origin, failure, (refusal,), waiting)
+    if seen is not None:
+        seen.append(Interpreted(view, tuple(pods or ())))
     uid = str(meta.get("uid"))
     kinds = {(str(o["apiVersion"]), str(o["kind"])) for o in desired.objects}
     owned = await owned_objects(

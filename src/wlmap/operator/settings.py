@@ -69,6 +69,12 @@ class Settings:
         cached_reads: read pods, claims and owners from caches kept by watches; off, every
             reconciliation lists the namespace's pods and fetches their owners (the
             former read path, kept to measure against).
+        placement: run the placement controller (gate, plan, narrow, release) for the
+            namespaces and workloads that opt in with ``wlmap.dev/placement: enabled``.
+        placement_levels: node-label keys of the topology levels, coarsest first.
+        placement_policy: the gang policy by name (``make_gang_policy``).
+        webhook: ``host:port`` where the API server reaches the gating webhook (the
+            server listens on that port on every address).
     """
 
     target: str = "kai"
@@ -85,6 +91,10 @@ class Settings:
     log_json: bool = True
     kinds: tuple[str, ...] = field(default=())
     cached_reads: bool = True
+    placement: bool = False
+    placement_levels: tuple[str, ...] = ()
+    placement_policy: str = "wlmap"
+    webhook: str = "127.0.0.1:9443"
 
     def __post_init__(self) -> None:
         if self.target not in SYNC_TARGETS:
@@ -99,6 +109,20 @@ class Settings:
             raise ValueError(
                 f"every namespace listed is a system namespace: {', '.join(self.namespaces)}"
             )
+        if self.placement and not self.placement_levels:
+            raise ValueError(
+                "placement needs the topology levels: WLMAP_PLACEMENT_LEVELS=KEY,KEY[,...]"
+                " (node-label keys, coarsest first)"
+            )
+        host, _, port = self.webhook.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"webhook address must be host:port, not {self.webhook!r}")
+
+    @property
+    def webhook_address(self) -> tuple[str, int]:
+        """The gating webhook's host (as the API server names it) and port."""
+        host, _, port = self.webhook.rpartition(":")
+        return host, int(port)
 
     @property
     def scope_text(self) -> str:
@@ -144,7 +168,9 @@ class Settings:
         ``WLMAP_NAMESPACE_SELECTOR``, ``WLMAP_WORKLOAD_SELECTOR``, ``KUBECONFIG``,
         ``WLMAP_CONTEXT``, ``WLMAP_HEALTH`` (empty: off), ``WLMAP_LOG_FORMAT`` (json or
         plain), ``WLMAP_KINDS``, ``WLMAP_LEADER_ELECT``, ``WLMAP_LEASE_NAMESPACE``,
-        ``WLMAP_LEASE_SECONDS`` and ``WLMAP_CACHED_READS`` (false: off); the operator's
+        ``WLMAP_LEASE_SECONDS``, ``WLMAP_CACHED_READS`` (false: off), ``WLMAP_PLACEMENT``
+        (true: the placement controller), ``WLMAP_PLACEMENT_LEVELS`` (comma-separated),
+        ``WLMAP_PLACEMENT_POLICY`` and ``WLMAP_WEBHOOK`` (host:port); the operator's
         namespace from ``POD_NAMESPACE`` or the pod's service account.
 
         Boolean variables take true/false, 1/0, yes/no or on/off in any case; an empty
@@ -170,6 +196,10 @@ class Settings:
             log_json=env.get("WLMAP_LOG_FORMAT", "json") != "plain",
             kinds=_split(env.get("WLMAP_KINDS", "")),
             cached_reads=_flag(env, "WLMAP_CACHED_READS", default=True),
+            placement=_flag(env, "WLMAP_PLACEMENT", default=False),
+            placement_levels=_split(env.get("WLMAP_PLACEMENT_LEVELS", "")),
+            placement_policy=env.get("WLMAP_PLACEMENT_POLICY") or cls.placement_policy,
+            webhook=env.get("WLMAP_WEBHOOK") or cls.webhook,
         )
 
 

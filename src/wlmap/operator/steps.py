@@ -13,7 +13,9 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from wlmap.errors import ClusterError, WlmapError, WorkloadNotFoundError
-from wlmap.operator.reconcile import Outcome, forget, reconcile
+from wlmap.operator.gating import is_gated
+from wlmap.operator.placement import place
+from wlmap.operator.reconcile import Interpreted, Outcome, forget, reconcile
 from wlmap.operator.reports import log_name, post_event, set_degraded
 from wlmap.operator.state import State
 from wlmap.sources.cluster import ApiError, list_objects
@@ -27,6 +29,7 @@ RETRY_LATER_SECONDS = 30.0
 # referenced kind: its RBAC grants only get on it).
 WAIT_FIRST_SECONDS = 5.0
 WAIT_LAST_SECONDS = 300.0
+PLACE_AGAIN_SECONDS = 30.0
 
 
 def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitable[None]]:
@@ -35,14 +38,38 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
     async def step() -> None:
         assert state.cluster is not None and state.discovery is not None
         cluster, discovery = state.cluster, state.discovery
-        outcome = await reconcile(
-            cluster, discovery, state.store, state.settings, obj, cache=state.cache
-        )
-        if outcome is not None:
-            await _report(state, obj, outcome)
-        _wait_for_references(state, obj, outcome)
+        seen: list[Interpreted] = []
+        try:
+            outcome = await reconcile(
+                cluster, discovery, state.store, state.settings, obj, state.cache, seen
+            )
+            if outcome is not None:
+                await _report(state, obj, outcome)
+            _wait_for_references(state, obj, outcome)
+        finally:  # gated pods wait for placement, not for the gang objects' writes
+            gated = bool(seen) and any(map(is_gated, seen[0].pods))
+            if gated and await place(state, obj, seen[0].view, seen[0].pods):
+                _place_later(state, obj)
 
     return step
+
+
+def _place_later(state: State, obj: Mapping[str, Any]) -> None:
+    """Plan a gang that did not fit again after ``PLACE_AGAIN_SECONDS`` (pods elsewhere
+    finishing make room, and nothing of this workload announces it)."""
+    key = "placement:" + str((obj.get("metadata") or {}).get("uid"))
+    if key in state.rechecks:
+        return
+
+    async def again() -> None:
+        try:
+            await asyncio.sleep(PLACE_AGAIN_SECONDS)
+        finally:
+            state.rechecks.discard(key)
+        await submit(state, key[len("placement:") :], reconcile_step(state, obj))
+
+    state.rechecks.add(key)
+    state.spawn(again())
 
 
 def _wait_for_references(state: State, obj: Mapping[str, Any], outcome: Outcome | None) -> None:

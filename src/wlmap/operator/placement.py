@@ -1,0 +1,241 @@
+"""The placement controller: plan a gated gang, narrow its pods to the chosen domain, and
+release them to kube-scheduler.
+
+Run after each reconciliation of a workload that has pods carrying the placement gate
+(see :mod:`.gating`). Once every pod of each gang exists, the gangs are planned with
+:mod:`wlmap.placement.plan` over the cluster's nodes and bound pods (one LIST of each),
+with the configured gang policy. Each pod of a placed gang gets a required node-affinity
+term on the level labels of its gang's domain (ANDed into its own terms; allowed on a
+gated pod) and loses the gate in the same patch; kube-scheduler then binds it inside the
+domain. A gang that does not fit (a required level no domain can hold) stays gated.
+
+What happened is written as the workload's condition ``WlmapPlacement`` (``True`` placed,
+``False`` waiting, with the reason: pods still to come, or the plan's shortfall) and, when
+the condition changes, as an Event. A workload no longer opted in has its gated pods
+released untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from wlmap.errors import WlmapError
+from wlmap.operator.conditions import condition
+from wlmap.operator.gating import GATE, is_gated, opted_in
+from wlmap.operator.reports import Refusal, log_name, post_event
+from wlmap.operator.state import State
+from wlmap.sources.cluster import ApiError
+from wlmap.sources.cluster.connection import MERGE_PATCH
+from wlmap.workload import WorkloadView
+
+log = logging.getLogger("wlmap.operator")
+CONDITION = "WlmapPlacement"
+FINISHED = frozenset({"Succeeded", "Failed"})
+
+
+async def place(
+    state: State, obj: Mapping[str, Any], view: WorkloadView, pods: Sequence[Mapping[str, Any]]
+) -> bool:
+    """Place the workload's gated gangs; True when it should be looked at again later (a
+    gang does not fit now: other pods finishing can make room)."""
+    live = [p for p in pods if not (p.get("metadata") or {}).get("deletionTimestamp")]
+    gated = [p for p in live if is_gated(p)]
+    if not gated:
+        return False
+    if not opted_in(state, obj):
+        await release(state, gated, None)
+        log.info("placement off: %d pod(s) released", len(gated), extra={"workload": log_name(obj)})
+        return False
+    # numpy and the policies load with the first plan: the operator runs without them
+    from wlmap.placement.topology.workload_gangs import gang_requests  # noqa: PLC0415
+
+    meta = obj.get("metadata") or {}
+    try:
+        requests = gang_requests(view, annotations=meta.get("annotations"))
+    except WlmapError as exc:
+        await _report(state, obj, False, "CannotPlan", str(exc))
+        return False
+    if not requests:
+        await release(state, gated, None)
+        await _report(state, obj, True, "NoGang", "no gang of GPU pods to place; pods released")
+        return False
+    component = {p.name: p.component for p in view.pods or ()}
+    members: list[list[Mapping[str, Any]]] = []
+    taken: set[str] = set()
+    waiting = []
+    for request in requests:
+        own = sorted(
+            (
+                p
+                for p in live
+                if component.get(_name(p)) in request.components
+                and _name(p) not in taken
+                and (p.get("status") or {}).get("phase") not in FINISHED
+            ),
+            key=_name,
+        )[: request.pods]
+        taken.update(_name(p) for p in own)
+        members.append(own)
+        if len(own) < request.pods:
+            waiting.append(f"{request.name}: {len(own)} of {request.pods} pods exist")
+    if waiting:
+        await _report(state, obj, False, "WaitingForPods", "; ".join(waiting), event=False)
+        return False
+    chosen = [i for i, own in enumerate(members) if any(is_gated(p) for p in own)]
+    try:
+        plans, topology = await _plan(state, [requests[i] for i in chosen])
+    except WlmapError as exc:
+        await _report(state, obj, False, "CannotPlan", str(exc))
+        return False
+    short = [f"{p.request.name}: {p.shortfall.text}" for p in plans if p.shortfall is not None]
+    if short:
+        await _report(state, obj, False, "DoesNotFit", "; ".join(short))
+        return True
+    said = []
+    for index, plan in zip(chosen, plans, strict=True):
+        term = _term(plan, topology)
+        await release(state, [p for p in members[index] if is_gated(p)], term)
+        where = ", ".join(f"{e['key']}={','.join(e['values'])}" for e in term["matchExpressions"])
+        said.append(f"{plan.request.name}: {plan.request.pods} pods in {where} ({plan.policy})")
+    await _report(state, obj, True, "Placed", "; ".join(said))
+    return False
+
+
+async def _plan(state: State, requests: Sequence[Any]) -> tuple[list[Any], Any]:
+    """The gangs planned over the cluster's nodes and bound pods."""
+    from wlmap.placement.plan import plan_gangs, read_occupancy  # noqa: PLC0415
+    from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415
+
+    assert state.cluster is not None and state.discovery is not None
+    cluster = state.cluster
+    nodes = await cluster.request("GET", "/api/v1/nodes")
+    bound = await cluster.request(
+        "GET", "/api/v1/pods", params={"fieldSelector": "spec.nodeName!="}
+    )
+    objects = [
+        *({"apiVersion": "v1", "kind": "Node", **n} for n in nodes.get("items") or ()),
+        *({"apiVersion": "v1", "kind": "Pod", **p} for p in bound.get("items") or ()),
+    ]
+    settings = state.settings
+
+    def planned() -> tuple[list[Any], Any]:
+        occupancy = read_occupancy(objects, settings.placement_levels, _owner_of, name="cluster")
+        policy = make_gang_policy(settings.placement_policy)
+        return plan_gangs(occupancy, requests, policy), occupancy.topology
+
+    return await asyncio.to_thread(planned)  # the policies are CPU work
+
+
+def _term(plan: Any, topology: Any) -> dict[str, Any]:
+    """The node-selector term holding a placed gang: its domain's level labels, coarsest
+    first (rack names repeat across blocks), or the top-level domains it spans."""
+    from wlmap.placement.plan.room import CLUSTER, level_key  # noqa: PLC0415
+
+    if plan.level == CLUSTER:
+        used = sorted(plan.placement.domain_counts(topology, 0))
+        values = [topology.domain_values[0][d][0] for d in used]
+        return {
+            "matchExpressions": [{"key": topology.levels[0], "operator": "In", "values": values}]
+        }
+    return {
+        "matchExpressions": [
+            {"key": level_key(topology, level), "operator": "In", "values": [plan.domain[level]]}
+            for level in range(plan.level + 1)
+        ]
+    }
+
+
+async def release(
+    state: State, pods: Sequence[Mapping[str, Any]], term: Mapping[str, Any] | None
+) -> None:
+    """Remove the gate from each pod, narrowing its node affinity by ``term`` first."""
+    assert state.cluster is not None
+    for pod in pods:
+        meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
+        gates = [g for g in spec.get("schedulingGates") or () if g.get("name") != GATE]
+        body: dict[str, Any] = {"spec": {"schedulingGates": gates or None}}
+        if term is not None:
+            affinity = copy.deepcopy(dict(spec.get("affinity") or {}))
+            affinity["nodeAffinity"] = _narrowed(affinity.get("nodeAffinity") or {}, term)
+            body["spec"]["affinity"] = affinity
+        path = f"/api/v1/namespaces/{meta.get('namespace')}/pods/{meta.get('name')}"
+        try:
+            await state.cluster.request("PATCH", path, body=body, content_type=MERGE_PATCH)
+        except ApiError as exc:
+            if exc.code != 404:  # deleted meanwhile
+                raise
+
+
+def _narrowed(node_affinity: Mapping[str, Any], term: Mapping[str, Any]) -> dict[str, Any]:
+    """The node affinity with ``term`` ANDed into each required term (the only change the
+    API allows to terms a gated pod already has), or as the one term when it has none."""
+    result = copy.deepcopy(dict(node_affinity))
+    required = result.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
+    theirs = list(required.get("nodeSelectorTerms") or ())
+    ours = list(term["matchExpressions"])
+    terms = [
+        {**t, "matchExpressions": [*(t.get("matchExpressions") or ()), *ours]} for t in theirs
+    ] or [{"matchExpressions": ours}]
+    result["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
+    return result
+
+
+async def _report(
+    state: State,
+    obj: Mapping[str, Any],
+    holds: bool,
+    reason: str,
+    message: str,
+    *,
+    event: bool = True,
+) -> None:
+    """Set the workload's ``WlmapPlacement`` condition; when it changes, log it and (with
+    ``event``: pods still arriving change the count often) record an Event. A workload
+    without a status subresource gets the Event only."""
+    assert state.cluster is not None and state.discovery is not None
+    meta = obj.get("metadata") or {}
+    resource = state.discovery.serving(str(obj.get("apiVersion")), str(obj.get("kind")))
+    if resource is None:
+        return
+    path = resource.path(meta.get("namespace"), str(meta.get("name")))
+    try:
+        current = await state.cluster.request("GET", path)
+    except ApiError as exc:
+        if exc.code == 404:
+            return
+        raise
+    previous = list((current.get("status") or {}).get("conditions") or ())
+    before = next((c for c in previous if c.get("type") == CONDITION), None)
+    new = condition(previous, CONDITION, holds, reason, message)
+    if before is not None and all(before.get(k) == new[k] for k in ("status", "reason", "message")):
+        return
+    kept = [c for c in previous if c.get("type") != CONDITION]
+    version = (current.get("metadata") or {}).get("resourceVersion")
+    body = {"metadata": {"resourceVersion": version}, "status": {"conditions": [*kept, new]}}
+    try:
+        await state.cluster.request("PATCH", path + "/status", body=body, content_type=MERGE_PATCH)
+    except ApiError as exc:
+        if exc.code not in (404, 405):  # 409: retried with a fresh read by the caller
+            raise
+    (log.info if holds else log.warning)(
+        "placement %s: %s", reason, message, extra={"workload": log_name(obj)}
+    )
+    if event:
+        kind = "Normal" if holds else "Warning"
+        await post_event(state.cluster, obj, Refusal(reason, message), kind)
+
+
+def _name(pod: Mapping[str, Any]) -> str:
+    return str((pod.get("metadata") or {}).get("name"))
+
+
+def _owner_of(pod: Mapping[str, Any]) -> str:
+    meta = pod.get("metadata") or {}
+    owner = next((r for r in meta.get("ownerReferences") or () if r.get("controller")), None)
+    name = owner.get("name") if owner else meta.get("name")
+    kind = owner.get("kind") if owner else "Pod"
+    return f"{kind} {meta.get('namespace')}/{name}"
