@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 
 from wlmap.placement.topology.faults._accounting import Record
-from wlmap.placement.topology.faults.mix import Arrival
 from wlmap.placement.topology.faults.model import Fault
 from wlmap.placement.topology.faults.reactions import Reaction
 from wlmap.placement.topology.faults.recovery import (
@@ -26,6 +25,7 @@ from wlmap.placement.topology.faults.recovery import (
     RecoveryParams,
     _Loop,
 )
+from wlmap.placement.topology.jobmix import Job as Arrival
 from wlmap.placement.topology.policy import GangPolicy
 from wlmap.placement.topology.tree import Topology
 
@@ -52,8 +52,13 @@ def paired_recoveries(
     reactions: list[Reaction],
     params: RecoveryParams,
     seed: int = 0,
+    policies: dict[str, GangPolicy] | None = None,
 ) -> dict[str, list[Record]]:
     """Per reaction, the records of every fault, each fault met from the reference's state.
+
+    ``policy`` places gangs in the reference run; from a fault on, a reaction's copy
+    places with ``policies[reaction.name]`` when given (its scheduler's own placement),
+    else with ``policy`` too.
 
     Raises:
         ValueError: a reaction (or the reference) holds spares.
@@ -64,7 +69,10 @@ def paired_recoveries(
     loop = _Loop(topology, policy, reference, params, seed)
     loop.load(arrivals, faults)
     end = params.warmup_s + params.horizon_s
-    shared = {id(topology): topology, id(policy): policy, id(arrivals): arrivals}
+    shared: dict[int, object] = {id(topology): topology, id(policy): policy, id(arrivals): arrivals}
+    own = policies or {}
+    for mine in own.values():
+        shared[id(mine)] = mine
     found: dict[str, list[Record]] = {r.name: [] for r in reactions}
     for fault_id, fault in enumerate(faults):
         at = fault.at + params.warmup_s
@@ -73,6 +81,7 @@ def paired_recoveries(
             shared[id(reaction)] = reaction
             fork = copy.deepcopy(loop, dict(shared))
             fork.reaction = reaction
+            fork.policy = own.get(reaction.name, policy)
             _only(fork, fault_id)
             fork.ledger.records = []
 

@@ -1,7 +1,10 @@
 """What a scheduler does once it notices that a running gang lost pods to a fault.
 
 Each reaction is an object with a ``name``, a ``grace_s`` (seconds it waits after the
-detection before acting) and ``recover``, which never changes the capacity it is given
+detection before acting), the ``policy`` its scheduler places gangs with (a name of
+``topology.registry``: Kueue's BestFit for the hot swap, KAI's own placement for its
+eviction, wlmap's objective for wlmap's reaction, so each scheduler is simulated end to
+end as it behaves) and ``recover``, which never changes the capacity it is given
 (it may release and re-take the survivors' GPUs to ask the policy a question, and leaves
 them as they were). The simulator applies the :class:`Recovery` it returns.
 
@@ -80,11 +83,14 @@ class Reaction(Protocol):
         name: the reaction's name in reports.
         grace_s: seconds after detection before the reaction acts.
         spare_percent: share of nodes per domain to hold as spares (0 for none).
+        policy: the registered gang policy (``topology.registry``) the scheduler behind
+            this reaction places gangs with, arrivals and re-placements alike.
     """
 
     name: str
     grace_s: float
     spare_percent: float
+    policy: str
 
     def recover(
         self,
@@ -162,6 +168,7 @@ class KueueHotSwap:
     name = "kueue-hot-swap"
     grace_s = 0.0
     spare_percent = 0.0
+    policy = "kueue-bestfit"
 
     def recover(
         self,
@@ -198,27 +205,6 @@ class KueueHotSwap:
         return _swap(capacity, survivors, {node: pods}, None, "hot swap of one node")
 
 
-class KaiStaleGangEviction:
-    """KAI: after the staleness grace below minMember, evict the gang and place it afresh."""
-
-    name = "kai-stale-gang"
-    spare_percent = 0.0
-
-    def __init__(self, grace_s: float = 60.0) -> None:
-        self.grace_s = grace_s
-
-    def recover(
-        self,
-        capacity: FreeCapacity,
-        survivors: GangPlacement,
-        lost: Pairs,
-        policy: GangPolicy,
-        spares: SparePool | None,
-    ) -> Recovery:
-        """Evict the whole gang and place it anew with the placement policy."""
-        return replace_whole(capacity, survivors, policy)
-
-
 class RestartFromScratch:
     """Evict the gang as soon as the fault is detected and place it anew."""
 
@@ -226,6 +212,9 @@ class RestartFromScratch:
     grace_s = 0.0
     spare_percent = 0.0
 
+    def __init__(self, policy: str = "wlmap") -> None:
+        self.policy = policy
+
     def recover(
         self,
         capacity: FreeCapacity,
@@ -236,6 +225,16 @@ class RestartFromScratch:
     ) -> Recovery:
         """Evict the whole gang and place it anew with the placement policy."""
         return replace_whole(capacity, survivors, policy)
+
+
+class KaiStaleGangEviction(RestartFromScratch):
+    """KAI: after the staleness grace below minMember, evict the gang and place it afresh."""
+
+    name = "kai-stale-gang"
+
+    def __init__(self, grace_s: float = 60.0) -> None:
+        super().__init__("kai")
+        self.grace_s = grace_s
 
 
 def _tiered(
@@ -265,8 +264,9 @@ class SparePoolSwap:
 
     grace_s = 0.0
 
-    def __init__(self, percent: float) -> None:
+    def __init__(self, percent: float, policy: str = "wlmap") -> None:
         self.spare_percent = percent
+        self.policy = policy
         self.name = f"spare-pool-{percent:g}%"
 
     def recover(
@@ -293,6 +293,7 @@ class WlmapReplacement:
     def __init__(self, spare_percent: float = 0.0, keep_domain: bool = False) -> None:
         self.spare_percent = spare_percent
         self.keep_domain = keep_domain
+        self.policy = "wlmap"
         self.name = "wlmap-local" if keep_domain else "wlmap"
         if spare_percent:
             self.name += f"+spare-{spare_percent:g}%"

@@ -28,12 +28,12 @@ import numpy as np
 
 from wlmap.placement.topology.capacity import FreeCapacity
 from wlmap.placement.topology.faults._accounting import Job, Ledger, Record
-from wlmap.placement.topology.faults.mix import Arrival
 from wlmap.placement.topology.faults.model import Fault
 from wlmap.placement.topology.faults.reactions import Reaction
 from wlmap.placement.topology.faults.spares import SparePool
 from wlmap.placement.topology.faults.verify import accounting_problems, constraint_problems
 from wlmap.placement.topology.gang import GangPlacement
+from wlmap.placement.topology.jobmix import Job as Arrival
 from wlmap.placement.topology.policy import GangPolicy, apply, release
 from wlmap.placement.topology.tree import Topology
 
@@ -121,7 +121,8 @@ class _Loop:
         index = self.next_arrival
         if index < len(self.arrivals):
             arrival = self.arrivals[index]
-            self.push(arrival.at, _ARRIVE, Job(index, arrival.at, arrival.gang, arrival.work_s))
+            job = Job(index, arrival.arrival, arrival.gang, arrival.duration)
+            self.push(arrival.arrival, _ARRIVE, job)
             self.next_arrival += 1
 
     def advance(self, until: float, done: Callable[[], bool] | None = None) -> None:

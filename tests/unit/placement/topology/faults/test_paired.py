@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import build_topology
 from wlmap.placement.topology.faults import (
     FaultModel,
     KaiStaleGangEviction,
@@ -14,23 +12,21 @@ from wlmap.placement.topology.faults import (
     RecoveryParams,
     RestartFromScratch,
     SparePoolSwap,
-    TopologyFirstFit,
     WlmapReplacement,
     draw_faults,
-    synthetic_arrivals,
 )
 from wlmap.placement.topology.faults.paired import paired_recoveries
+from wlmap.placement.topology.jobmix import JobMix, synthetic_jobs
+from wlmap.placement.topology.scenarios import gb200
+
+from ._firstfit import TopologyFirstFit
 
 
 def test_every_reaction_recovers_the_same_gangs_with_the_same_work_to_redo() -> None:
-    nodes = [
-        Node(f"r{r}-n{n}", 1_000, 1_024, 4, "G", {"block": f"b{r // 4}", "rack": f"r{r}"})
-        for r in range(8)
-        for n in range(18)
-    ]
-    topology = build_topology(["block", "rack"], nodes)
+    scenario = gb200(1)
+    topology = scenario.topology
     params = RecoveryParams(warmup_s=4 * 3_600.0, horizon_s=4 * 3_600.0)
-    arrivals = synthetic_arrivals(topology, 0.8, 0.0, 8 * 3_600.0, 2)
+    arrivals = synthetic_jobs(scenario, JobMix(hours=8.0), 2)
     faults = draw_faults(topology, FaultModel(stress=300.0, correlated_level=1), 4 * 3_600.0, 2)
     reactions: list[Reaction] = [KueueHotSwap(), KaiStaleGangEviction(), WlmapReplacement()]
     found = paired_recoveries(

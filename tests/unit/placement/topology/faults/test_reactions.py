@@ -9,12 +9,12 @@ from wlmap.placement.topology.faults import (
     RestartFromScratch,
     SparePool,
     SparePoolSwap,
-    TopologyFirstFit,
     WlmapReplacement,
     constraint_problems,
 )
 
 from ._cluster import fail, running
+from ._firstfit import TopologyFirstFit
 
 FIRST_FIT = TopologyFirstFit()
 # 3 pods of 2 GPUs, all in one block, preferably one rack.

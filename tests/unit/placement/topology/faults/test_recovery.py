@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import Gang, build_topology
+from wlmap.placement.topology import Gang
 from wlmap.placement.topology.faults import (
-    Arrival,
     Fault,
     FaultModel,
     KaiStaleGangEviction,
@@ -17,14 +15,15 @@ from wlmap.placement.topology.faults import (
     RecoveryParams,
     RestartFromScratch,
     SparePoolSwap,
-    TopologyFirstFit,
     WlmapReplacement,
     draw_faults,
     simulate_recovery,
-    synthetic_arrivals,
 )
+from wlmap.placement.topology.jobmix import Job, JobMix, synthetic_jobs
+from wlmap.placement.topology.scenarios import gb200
 
 from ._cluster import cluster
+from ._firstfit import TopologyFirstFit
 
 PARAMS = RecoveryParams(warmup_s=100.0, horizon_s=3_600.0)
 PAIR = Gang("pair", 2, 4, preferred_level=1)
@@ -47,7 +46,7 @@ def test_mttr_is_detection_plus_reaction_plus_restart_and_reload(
     # window (t=300), after 300 s of progress: all of it is lost (checkpoints every 1800 s).
     fault = Fault(200.0, "node", (0,), None, 200.0 + detection, 200.0 + 7_200.0)
     run = simulate_recovery(
-        cluster(), [Arrival(0.0, PAIR, 10_000.0)], [fault], TopologyFirstFit(), reaction, PARAMS
+        cluster(), [Job(0.0, 10_000.0, PAIR)], [fault], TopologyFirstFit(), reaction, PARAMS
     )
     (record,) = run.records
     restart = PARAMS.planning_s + PARAMS.restart_s + PARAMS.reload_s
@@ -59,15 +58,6 @@ def test_mttr_is_detection_plus_reaction_plus_restart_and_reload(
     # before the fault the window counts 200 s of 8 productive GPUs; the 200 s redone are
     # taken off again, so goodput is what remains after recovery over what was held
     assert 0.0 < run.goodput < 1.0
-
-
-def _gb200(blocks: int) -> list[Node]:
-    return [
-        Node(f"b{b}-r{r}-n{n}", 1_000, 1_024, 4, "GB200", {"block": f"b{b}", "rack": f"r{r}"})
-        for b in range(blocks)
-        for r in range(8)
-        for n in range(18)
-    ]
 
 
 @pytest.mark.parametrize(
@@ -83,10 +73,11 @@ def _gb200(blocks: int) -> list[Node]:
     ids=lambda r: r.name,
 )
 def test_no_constraint_or_accounting_violation_under_heavy_faults(reaction: Reaction) -> None:
-    topology = build_topology(["block", "rack"], _gb200(1))
+    scenario = gb200(1)
+    topology = scenario.topology
     params = RecoveryParams(warmup_s=4 * 3_600.0, horizon_s=6 * 3_600.0)
     end = params.warmup_s + params.horizon_s
-    arrivals = synthetic_arrivals(topology, 0.8, 0.0, end, 5)
+    arrivals = synthetic_jobs(scenario, JobMix(hours=end / 3_600.0), 5)
     model = FaultModel(stress=400.0, correlated_level=1, detection_s=60.0, repair_h=1.0)
     faults = draw_faults(topology, model, params.horizon_s, 5)
     assert len(faults) > 30
