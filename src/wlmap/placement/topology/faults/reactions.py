@@ -22,7 +22,9 @@ them as they were). The simulator applies the :class:`Recovery` it returns.
   tier first; without enough spares, restart from scratch.
 - :class:`WlmapReplacement`: minimal movement. Only the lost pods move, to the finest
   domains already holding the gang, then up the tree up to its required domain (the whole
-  cluster without one; see :mod:`._moves`), spare capacity first. Only when that fails is
+  cluster without one; see :mod:`._moves`), spare capacity first. A sliced gang whose
+  slice domain has no room moves whole slices to the nearest slice domains with room,
+  taking along only the survivors of a slice the fault cut (:mod:`._slices`). Only when that fails is
   the gang re-placed whole (spare GPUs visible), and requeued when even that fails. With
   ``keep_domain`` (``wlmap-local``) the lost pods of a gang without a required level stay
   in the smallest domain that held the whole gang, and the gang is re-placed whole (which
@@ -37,6 +39,7 @@ from typing import Literal, Protocol
 
 from wlmap.placement.topology.capacity import FreeCapacity
 from wlmap.placement.topology.faults import _moves
+from wlmap.placement.topology.faults._slices import slice_moves
 from wlmap.placement.topology.faults.spares import SparePool
 from wlmap.placement.topology.gang import GangPlacement
 from wlmap.placement.topology.policy import GangPolicy, apply, release
@@ -67,6 +70,8 @@ class Recovery:
         moves: for ``swap``, the (node, pods) the lost pods go to.
         lend: spare GPUs to free before the moves are taken, as (node, GPUs).
         evicted: healthy pods of the gang stopped by the reaction (collateral).
+        freed: for ``swap``, the (node, pods) of healthy pods evicted to move with the lost
+            ones (the rest of a slice the fault cut); their GPUs are freed first.
     """
 
     kind: RecoveryKind
@@ -74,6 +79,7 @@ class Recovery:
     moves: Pairs = ()
     lend: Pairs = ()
     evicted: int = 0
+    freed: Pairs = ()
 
 
 class Reaction(Protocol):
@@ -108,8 +114,11 @@ def _pods(pairs: Pairs) -> int:
     return sum(p for _, p in pairs)
 
 
-def _merge(survivors: GangPlacement, moves: Pairs, reason: str) -> GangPlacement:
+def _merge(survivors: GangPlacement, moves: Pairs, reason: str, freed: Pairs = ()) -> GangPlacement:
     counts = dict(survivors.nodes)
+    for node, pods in freed:
+        counts[node] -= pods
+    counts = {n: p for n, p in counts.items() if p}
     for node, pods in moves:
         counts[node] = counts.get(node, 0) + pods
     return GangPlacement(survivors.gang, tuple(sorted(counts.items())), reason)
@@ -156,10 +165,13 @@ def _swap(
     moves: dict[int, int],
     spares: SparePool | None,
     why: str,
+    freed: dict[int, int] | None = None,
 ) -> Recovery:
     pairs = tuple(sorted(moves.items()))
+    out = tuple(sorted((freed or {}).items()))
     lend = _moves.borrowed(capacity, survivors.gang, pairs, spares)
-    return Recovery("swap", _merge(survivors, pairs, why), pairs, lend)
+    placement = _merge(survivors, pairs, why, out)
+    return Recovery("swap", placement, pairs, lend, sum(p for _, p in out), out)
 
 
 class KueueHotSwap:
@@ -315,6 +327,10 @@ class WlmapReplacement:
         moves = _tiered(capacity, survivors, lost, spares, only_spares=False, top=inside)
         if moves is not None:
             return _swap(capacity, survivors, moves, spares, "moved the lost pods in its domain")
+        sliced = None if self.keep_domain else slice_moves(capacity, survivors, lost, spares)
+        if sliced is not None:
+            moves, freed = sliced
+            return _swap(capacity, survivors, moves, spares, "moved whole slices", freed)
         whole = replace_whole(capacity, survivors, policy, spares)
         if whole.kind == "replace":
             return whole

@@ -294,6 +294,8 @@ class _Loop:
         record = job.record
         record.evicted += recovery.evicted
         if recovery.kind == "swap" and recovery.placement is not None:
+            for node, pods in recovery.freed:
+                self.capacity.give(node, pods * job.gang.gpus_per_pod)
             for node, gpus in recovery.lend:
                 assert self.spares is not None
                 self.spares.lend(self.capacity, node, gpus)
@@ -301,7 +303,8 @@ class _Loop:
                 self.capacity.take(node, pods * job.gang.gpus_per_pod)
             record.moved += sum(p for _, p in recovery.moves)
             record.kind = "swap" if record.kind in ("pending", "swap") else record.kind
-            self.start(job, recovery.placement, now, self.resume_delay())
+            evict_s = self.params.evict_s if recovery.evicted else 0.0
+            self.start(job, recovery.placement, now, self.resume_delay() + evict_s)
             return
         freed = self.release_all(job, now, refill=False)
         evict_s = self.params.evict_s if recovery.evicted else 0.0
