@@ -116,3 +116,24 @@ def borrowed(capacity: FreeCapacity, gang: Gang, moves: Pairs, spares: SparePool
         if short > 0 and spares.is_spare(node):
             lend.append((node, short))
     return tuple(lend)
+
+
+def could_return(capacity: FreeCapacity, survivors: Pairs, lost: Pairs, gang: Gang) -> bool:
+    """Whether the domain the lost pods may use could ever hold them with the survivors.
+
+    Counts the GPUs in service of the gang's ceiling domain (:func:`ceiling`, the one
+    holding the survivors), as if every other gang there finished: when even that is too
+    small (the gang filled its required domain and a node of it failed), waiting there is
+    futile until the repair.
+    """
+    topology = capacity.topology
+    top = ceiling(gang)
+    anchor = (survivors or lost)[0][0]
+    if top < 0:
+        members: Iterable[int] = range(len(topology.nodes))
+    elif top == len(topology.levels):
+        members = [anchor]
+    else:
+        members = topology.members[top][int(topology.node_domain[top][anchor])].tolist()
+    slots = sum(int(capacity.usable[n]) // gang.gpus_per_pod for n in members)
+    return slots >= sum(p for _, p in survivors) + sum(p for _, p in lost)

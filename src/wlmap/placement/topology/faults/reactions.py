@@ -24,8 +24,12 @@ them as they were). The simulator applies the :class:`Recovery` it returns.
   domains already holding the gang, then up the tree up to its required domain (the whole
   cluster without one; see :mod:`._moves`), spare capacity first. A sliced gang whose
   slice domain has no room moves whole slices to the nearest slice domains with room,
-  taking along only the survivors of a slice the fault cut (:mod:`._slices`). Only when that fails is
-  the gang re-placed whole (spare GPUs visible), and requeued when even that fails. With
+  taking along only the survivors of a slice the fault cut (:mod:`._slices`). Only when that
+  fails is the gang re-placed whole (spare GPUs visible). When even that fails, the gang is
+  not evicted: its healthy pods keep their GPUs and it waits for room for the lost pods
+  only, asked again ahead of the queue each time GPUs free up (``hold``), unless its domain
+  could not hold it even empty (:func:`._moves.could_return`); then, or without ``hold``,
+  it is requeued whole, as the schedulers do. With
   ``keep_domain`` (``wlmap-local``) the lost pods of a gang without a required level stay
   in the smallest domain that held the whole gang, and the gang is re-placed whole (which
   keeps its locality, at the price of evicting its healthy pods) before they may go
@@ -56,7 +60,7 @@ __all__ = [
 ]
 
 Pairs = tuple[tuple[int, int], ...]
-RecoveryKind = Literal["swap", "replace", "requeue"]
+RecoveryKind = Literal["swap", "replace", "requeue", "wait"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +69,9 @@ class Recovery:
 
     Attributes:
         kind: ``swap`` (only the lost pods moved), ``replace`` (the gang was evicted and
-            placed anew at once) or ``requeue`` (evicted; it waits for room).
+            placed anew at once), ``requeue`` (evicted; it waits for room) or ``wait``
+            (nothing moved: the healthy pods keep their GPUs and the reaction is asked
+            again each time GPUs free up).
         placement: the gang's whole new placement; None for ``requeue``.
         moves: for ``swap``, the (node, pods) the lost pods go to.
         lend: spare GPUs to free before the moves are taken, as (node, GPUs).
@@ -302,9 +308,12 @@ class WlmapReplacement:
 
     grace_s = 0.0
 
-    def __init__(self, spare_percent: float = 0.0, keep_domain: bool = False) -> None:
+    def __init__(
+        self, spare_percent: float = 0.0, keep_domain: bool = False, hold: bool = True
+    ) -> None:
         self.spare_percent = spare_percent
         self.keep_domain = keep_domain
+        self.hold = hold
         self.policy = "wlmap"
         self.name = "wlmap-local" if keep_domain else "wlmap"
         if spare_percent:
@@ -339,4 +348,6 @@ class WlmapReplacement:
             return _swap(
                 capacity, survivors, moves, spares, "moved the lost pods out of its domain"
             )
+        if self.hold and _moves.could_return(capacity, survivors.nodes, lost, gang):
+            return Recovery("wait", None)
         return whole

@@ -6,9 +6,12 @@ each time capacity frees up, the queue is scanned in order and every gang that f
 placed (backfill). A gang progresses at one second of work per second while running and
 checkpoints every ``checkpoint_s`` seconds of progress. A fault that takes pods of a gang
 stops it: the work since its last checkpoint is lost, its healthy pods hold their GPUs idle.
-At detection (plus the reaction's grace) the reaction decides; the gang is productive again
-``planning_s + restart_s + reload_s`` after the decision is carried out (or after it leaves
-the queue), plus ``evict_s`` when the reaction evicted healthy pods. Several faults hitting one gang before it is productive again are one recovery.
+At detection (plus the reaction's grace) the reaction decides; a reaction that chose to
+wait (healthy pods held) is asked again, ahead of the queue, at every scheduling pass. The
+gang is productive again ``planning_s + restart_s + reload_s`` after the decision is
+carried out (or after it leaves the queue), plus ``evict_s`` when the reaction evicted
+healthy pods. Several faults hitting one gang before it is productive again are one
+recovery.
 
 Per affected gang: MTTR (fault to productive again; censored at the window's end when it
 never recovers), how it recovered, pods moved and healthy pods evicted, the change of its
@@ -105,6 +108,8 @@ class _Loop:
         self.arrivals: list[Arrival] = []
         self.next_arrival = 0
         self.picks: list[float] = []
+        self.waiting: dict[int, Job] = {}  # gangs holding their survivors, waiting for room
+        self.retrying = False
 
     def load(self, arrivals: list[Arrival], faults: list[Fault]) -> None:
         """Queue the first arrival (the others follow one by one) and every fault's events."""
@@ -199,6 +204,12 @@ class _Loop:
             self.ledger.recovered(job, placement, job.run_from)
 
     def schedule(self, now: float) -> None:
+        if self.waiting and not self.retrying:
+            # gangs waiting with their healthy pods held go before the queue
+            self.retrying = True
+            for job in list(self.waiting.values()):
+                self.act(job, now)
+            self.retrying = False
         free = int(self.capacity.node_free.sum())
         for job in self.queue[:_SCAN]:
             if job.gang.gpus > free:
@@ -288,9 +299,14 @@ class _Loop:
             return
         lost = tuple(sorted(job.lost))
         job.lost = []
+        self.waiting.pop(job.index, None)
         recovery = self.reaction.recover(
             self.capacity, job.placement, lost, self.policy, self.spares
         )
+        if recovery.kind == "wait":
+            job.lost = list(lost)
+            self.waiting[job.index] = job
+            return
         record = job.record
         record.evicted += recovery.evicted
         if recovery.kind == "swap" and recovery.placement is not None:

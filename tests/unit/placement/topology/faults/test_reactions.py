@@ -192,3 +192,33 @@ def test_wlmap_takes_along_only_the_survivor_of_a_slice_the_fault_cut() -> None:
     assert recovery.placement is not None
     assert recovery.placement.nodes == ((3, 2), (4, 2))
     assert constraint_problems(recovery.placement, capacity.topology) == []
+
+
+def test_wlmap_holds_the_healthy_pods_while_room_may_still_free_up_in_its_domain() -> None:
+    # pair on n0 and n1; every other node is full with other work. n0 fails: no node has
+    # room for the lost pod and the pair cannot be re-placed whole, but the cluster's other
+    # nodes would hold it once their work finishes: wlmap waits with n1 held, evicting
+    # nothing, where Kueue requeues the pair.
+    pair = Gang("pair", 2, 4, preferred_level=1)
+    busy = dict.fromkeys((2, 3, 4, 5, 6), 4)
+    capacity, placement = running(pair, {0: 1, 1: 1}, busy=busy)
+    survivors, lost = fail(capacity, placement, [0])
+    waited = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert waited.kind == "wait"
+    assert waited.evicted == 0
+    assert KueueHotSwap().recover(capacity, survivors, lost, FIRST_FIT, None).kind == "requeue"
+    # without hold, wlmap requeues too
+    whole = WlmapReplacement(hold=False).recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert whole.kind == "requeue"
+
+
+def test_wlmap_requeues_when_its_required_rack_could_not_hold_it_even_empty() -> None:
+    # trio fills rack r1 (n0, n1, n2) and must stay in one rack; n0 fails, so r1 keeps 2
+    # nodes for 3 pods until the repair, and racks r2 and r3 are full: waiting in r1 is
+    # futile, so the gang is requeued whole.
+    trio = Gang("rack3", 3, 4, required_level=1)
+    capacity, placement = running(trio, {0: 1, 1: 1, 2: 1}, busy=dict.fromkeys((3, 4, 5, 6), 4))
+    survivors, lost = fail(capacity, placement, [0])
+    recovery = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert recovery.kind == "requeue"
+    assert recovery.evicted == 2
