@@ -30,10 +30,11 @@ measured in the same run. Scenarios: stress 1/5/10 at 60 s detection, and detect
 
 With ``--paired`` every reaction meets the same faults from the same state instead
 (``wlmap.placement.topology.faults.paired``: a restart run placing with ``--reference``,
-``kueue-bestfit`` by default, carries the day and is copied at each fault; from the fault
-on, each copy places with its reaction's own policy), so the gangs hit and the work they
-redo are identical and the figures differ only by the reaction and its placement; spare
-pools are left out there. Its CSV ends in ``-paired``.
+``kueue-bestfit`` by default, carries the day and is copied at each fault; arrivals keep
+that placement in every copy, the gangs a fault hit are re-placed with the reaction's own
+policy), so the gangs hit and the work they redo are identical and the figures differ only
+by the reaction and its placement; spare pools are left out there. Its CSV ends in
+``-paired``.
 
 Run: ``python benchmarks/placement_faults.py [--smoke] [--paired] [--seeds 1-5]
 [--stress 1,5,10] [--detection 20,60,300] [--reference kueue-bestfit] [--cases 10:60]``

@@ -5,7 +5,9 @@ gang, then those of the next level up, and so on up to the gang's ceiling (its r
 level, or the whole cluster when it has none). A sliced gang stays inside the slice-level
 domain of the failed node, so every slice keeps to one domain. Inside a tier, spare nodes
 come first (capacity kept for failures), then nodes that already run pods of the gang, then
-the roomiest, ties by node index.
+the tightest node that takes all the pods still to place (best fit: a fault often hits
+several gangs, and a whole free node is what the next one's pods may need), else the
+roomiest; ties by node index.
 """
 
 from __future__ import annotations
@@ -89,20 +91,27 @@ def fill(
     ``taken`` collects (node -> pods) and already-taken pods reduce a node's room.
     """
     for tier in candidates:
-        if pods == 0:
-            break
-        scored = []
+        room_of = {}
         for node in tier:
             free = room(capacity, node, gang, spares) - taken.get(node, 0)
             if free > 0:
-                spare = spares is not None and spares.is_spare(node)
-                scored.append((not spare, node not in holding, -free, node, free))
-        for *_, node, free in sorted(scored):
-            count = min(free, pods)
+                room_of[node] = free
+        while pods and room_of:
+            node = min(room_of, key=lambda n: _rank(n, room_of[n], pods, holding, spares))
+            count = min(room_of.pop(node), pods)
             taken[node] = taken.get(node, 0) + count
             pods -= count
-            if pods == 0:
-                break
+    return pods
+
+
+def _rank(
+    node: int, free: int, pods: int, holding: set[int], spares: SparePool | None
+) -> tuple[bool, bool, bool, int, int]:
+    """Spares first, then nodes running the gang; then the tightest node that takes every
+    pod still to place (best fit, leaving whole nodes to the next gang), else the roomiest."""
+    spare = spares is not None and spares.is_spare(node)
+    whole = free >= pods
+    return (not spare, node not in holding, not whole, free if whole else -free, node)
     return pods
 
 

@@ -5,8 +5,10 @@ reactions face different clusters and different gangs get hit. Here one referenc
 carries the cluster from fault to fault; at each fault the loop is copied once per
 reaction, the copy sees only that fault (later faults are dropped from it) and runs until
 every gang the fault hit is productive again or the window ends. The gangs hit, the work
-they must redo and the state they are recovered in are identical for every reaction, so
-their MTTR and lost GPU-hours differ only by what the reaction did.
+they must redo and the state they are recovered in are identical for every reaction, and
+arrivals keep the reference's placement in every copy, so their MTTR and lost GPU-hours
+differ only by what the reaction did (with its own scheduler's placement for the gangs it
+recovers).
 
 Reactions with a spare pool need a cluster that held spares all along, which a reference
 run without spares cannot give; they are left out.
@@ -56,9 +58,9 @@ def paired_recoveries(
 ) -> dict[str, list[Record]]:
     """Per reaction, the records of every fault, each fault met from the reference's state.
 
-    ``policy`` places gangs in the reference run; from a fault on, a reaction's copy
-    places with ``policies[reaction.name]`` when given (its scheduler's own placement),
-    else with ``policy`` too.
+    ``policy`` places arriving gangs, in the reference run and in every copy; a reaction's
+    copy re-places the gangs the fault hit with ``policies[reaction.name]`` when given
+    (its scheduler's own placement), else with ``policy`` too.
 
     Raises:
         ValueError: a reaction (or the reference) holds spares.
@@ -81,7 +83,7 @@ def paired_recoveries(
             shared[id(reaction)] = reaction
             fork = copy.deepcopy(loop, dict(shared))
             fork.reaction = reaction
-            fork.policy = own.get(reaction.name, policy)
+            fork.recovering = own.get(reaction.name, policy)
             _only(fork, fault_id)
             fork.ledger.records = []
 

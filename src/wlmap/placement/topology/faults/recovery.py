@@ -91,6 +91,7 @@ class _Loop:
     ) -> None:
         self.capacity = FreeCapacity(topology)
         self.policy = policy
+        self.recovering = policy  # places gangs hit by a fault (paired runs set their own)
         self.reaction = reaction
         self.params = params
         self.spares = (
@@ -214,7 +215,8 @@ class _Loop:
         for job in self.queue[:_SCAN]:
             if job.gang.gpus > free:
                 continue
-            found = self.policy.place(self.capacity, job.gang)
+            placer = self.recovering if job.record is not None else self.policy
+            found = placer.place(self.capacity, job.gang)
             if found is None:
                 continue
             apply(self.capacity, found)
@@ -301,7 +303,7 @@ class _Loop:
         job.lost = []
         self.waiting.pop(job.index, None)
         recovery = self.reaction.recover(
-            self.capacity, job.placement, lost, self.policy, self.spares
+            self.capacity, job.placement, lost, self.recovering, self.spares
         )
         if recovery.kind == "wait":
             job.lost = list(lost)
