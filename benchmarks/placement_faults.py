@@ -241,12 +241,14 @@ def paired(
     """Every reaction on the same faults from the same state (restart carries the day)."""
     end = params.warmup_s + params.horizon_s
     pooled: dict[str, list[Record]] = {}
+    flagged: dict[str, int] = {}
     topology = world.topology
     for seed in seeds:
         arrivals = synthetic_jobs(world, _mix(params), seed)
         faults = draw_faults(topology, model, params.horizon_s, seed)
         reactions = [make() for make in PAIRED]
         own = {r.name: _policy(r.policy, world, seed) for r in reactions}
+        problems: dict[str, list[str]] = {}
         found = paired_recoveries(
             topology,
             arrivals,
@@ -257,9 +259,11 @@ def paired(
             params,
             seed,
             own,
+            problems,
         )
         for key, records in found.items():
             pooled.setdefault(key, []).extend(records)
+            flagged[key] = flagged.get(key, 0) + len(problems.get(key, []))
             mttr = [r.mttr_s if r.mttr_s is not None else end - r.fault_at for r in records]
             out.append(
                 {
@@ -276,6 +280,7 @@ def paired(
                     "requeue": sum(r.kind == "requeue" for r in records),
                     "evicted_pods": sum(r.evicted for r in records),
                     "lost_gpu_h": round(sum(r.lost_gpu_h(end) for r in records), 2),
+                    "violations": len(problems.get(key, [])),
                     "mix": "SYNTHETIC",
                 }
             )
@@ -298,6 +303,7 @@ def paired(
             f"{kinds.count('swap') / n:>6.0%}{kinds.count('replace') / n:>6.0%}"
             f"{kinds.count('requeue') / n:>6.0%}{sum(r.evicted for r in records):>7}{lost:>10.1f}"
         )
+    print("violations: " + ", ".join(f"{k} {v}" for k, v in flagged.items()))
     for base in ("kueue-hot-swap", "kai-stale-gang"):
         (m, lost), (bm, blost) = sums["wlmap"], sums[base]
         print(f"wlmap vs {base}: MTTR x{m / (bm or 1):.3f}, lost GPU-h x{lost / (blost or 1):.3f}")

@@ -27,6 +27,7 @@ from wlmap.placement.topology.faults.recovery import (
     RecoveryParams,
     _Loop,
 )
+from wlmap.placement.topology.faults.verify import accounting_problems
 from wlmap.placement.topology.jobmix import Job as Arrival
 from wlmap.placement.topology.policy import GangPolicy
 from wlmap.placement.topology.tree import Topology
@@ -55,6 +56,7 @@ def paired_recoveries(
     params: RecoveryParams,
     seed: int = 0,
     policies: dict[str, GangPolicy] | None = None,
+    problems: dict[str, list[str]] | None = None,
 ) -> dict[str, list[Record]]:
     """Per reaction, the records of every fault, each fault met from the reference's state.
 
@@ -95,4 +97,13 @@ def paired_recoveries(
 
             fork.advance(end, done)
             found[reaction.name].extend(fork.ledger.records)
+            if problems is not None:
+                problems.setdefault(reaction.name, []).extend(_checked(fork))
     return found
+
+
+def _checked(loop: _Loop) -> list[str]:
+    """The copy's check failures: constraints at each start, then every node's GPUs."""
+    held = loop.spares.held if loop.spares is not None else {}
+    placed = [j.placement for j in loop.running.values() if j.placement is not None]
+    return [*loop.run.violations, *accounting_problems(loop.capacity, placed, held)]
