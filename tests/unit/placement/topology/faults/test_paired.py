@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement
 from wlmap.placement.topology.faults import (
     FaultModel,
     KaiStaleGangEviction,
@@ -29,9 +30,18 @@ def test_every_reaction_recovers_the_same_gangs_with_the_same_work_to_redo() -> 
     arrivals = synthetic_jobs(scenario, JobMix(hours=8.0), 2)
     faults = draw_faults(topology, FaultModel(stress=300.0, correlated_level=1), 4 * 3_600.0, 2)
     reactions: list[Reaction] = [KueueHotSwap(), KaiStaleGangEviction(), WlmapReplacement()]
+    problems: dict[str, list[str]] = {}
     found = paired_recoveries(
-        topology, arrivals, faults, TopologyFirstFit(), RestartFromScratch(), reactions, params
+        topology,
+        arrivals,
+        faults,
+        TopologyFirstFit(),
+        RestartFromScratch(),
+        reactions,
+        params,
+        problems=problems,
     )
+    assert problems == {r.name: [] for r in reactions}
     hit = [(r.gang, r.fault_at, r.recompute_s) for r in found["kueue-hot-swap"]]
     assert len(hit) > 5
     for name in ("kai-stale-gang", "wlmap"):
@@ -59,3 +69,36 @@ def test_every_reaction_recovers_the_same_gangs_with_the_same_work_to_redo() -> 
             [SparePoolSwap(5)],
             params,
         )
+
+
+class _Refuses:
+    """A placement that never finds room."""
+
+    name = "refuses"
+
+    def place(self, capacity: FreeCapacity, gang: Gang) -> GangPlacement | None:
+        return None
+
+
+def test_a_reactions_own_policy_re_places_the_gangs_it_recovers() -> None:
+    # KAI's copy re-places with a policy that finds no room: every gang it evicts stays
+    # requeued, while arrivals (the reference's first-fit) and the other copies go on.
+    scenario = gb200(1)
+    params = RecoveryParams(warmup_s=4 * 3_600.0, horizon_s=4 * 3_600.0)
+    arrivals = synthetic_jobs(scenario, JobMix(hours=8.0), 2)
+    model = FaultModel(stress=300.0, correlated_level=1)
+    faults = draw_faults(scenario.topology, model, 4 * 3_600.0, 2)
+    reactions: list[Reaction] = [KaiStaleGangEviction(), RestartFromScratch()]
+    found = paired_recoveries(
+        scenario.topology,
+        arrivals,
+        faults,
+        TopologyFirstFit(),
+        RestartFromScratch(),
+        reactions,
+        params,
+        policies={"kai-stale-gang": _Refuses()},
+    )
+    assert {r.kind for r in found["kai-stale-gang"]} == {"requeue"}
+    assert {r.mttr_s for r in found["kai-stale-gang"]} == {None}
+    assert "replace" in {r.kind for r in found["restart"]}
