@@ -1,11 +1,15 @@
 """Recovery after node faults: wlmap's re-placement against Kueue hot swap and KAI eviction.
 
-Clusters: (1) the real Lingjun 2023 Clos from ``../shared/traces/lingjun/topo.csv``
-(DSW > PSW > ASW, 847 hosts), with 8 GPUs per host: an ASSUMPTION, the dataset gives no
-GPU count; (2) a GB200-like cluster: ``--blocks`` blocks of 8 racks, a rack = one NVLink
-domain of 18 nodes x 4 GPUs. Jobs: the SYNTHETIC gang mix of
-``wlmap.placement.topology.faults.mix`` at load 0.8, 12 h of warm-up then a measured window
-of 24 simulated hours. Placement: the stand-in ``topology-first-fit`` for every reaction.
+Clusters (``wlmap.placement.topology.scenarios``): (1) the real Lingjun 2023 Clos from
+``../shared/traces/lingjun/topo.csv`` (DSW > PSW > ASW, 847 hosts), with 8 GPUs per host:
+an ASSUMPTION, the dataset gives no GPU count; (2) a GB200-like cluster: ``--blocks`` blocks
+of 8 racks, a rack = one NVLink domain of 18 nodes x 4 GPUs. Jobs: the SYNTHETIC gang mix
+of ``wlmap.placement.topology.jobmix`` (its defaults: Philly/Gavel sizes with a power-law
+tail, required/preferred/no intent 40/40/20 %, tensor-parallel slices) at load 0.8, 12 h of
+warm-up then a measured window of 24 simulated hours. Placement: each reaction's own
+scheduler end to end (``Reaction.policy``, a name of ``topology.registry``): Kueue hot swap
+with ``kueue-bestfit``, KAI eviction with ``kai``, wlmap's reactions, restart and the spare
+pools with ``wlmap`` (the default objective).
 
 Faults (``wlmap.placement.topology.faults.model``): node MTBF 260 days x stress, correlated
 failures of a whole ToR (Lingjun ASW) or rack (GB200) at 1/10 of the node rate, single-GPU
@@ -25,12 +29,15 @@ measured in the same run. Scenarios: stress 1/5/10 at 60 s detection, and detect
 ``benchmarks/results/placement_faults-<date>.csv``.
 
 With ``--paired`` every reaction meets the same faults from the same state instead
-(``wlmap.placement.topology.faults.paired``: a restart run carries the day and is copied at
-each fault), so the gangs hit and the work they redo are identical and the figures differ
-only by the reaction; spare pools are left out there. Its CSV ends in ``-paired``.
+(``wlmap.placement.topology.faults.paired``: a restart run placing with ``--reference``,
+``kueue-bestfit`` by default, carries the day and is copied at each fault; arrivals keep
+that placement in every copy, the gangs a fault hit are re-placed with the reaction's own
+policy), so the gangs hit and the work they redo are identical and the figures differ only
+by the reaction and its placement; spare pools are left out there. Its CSV ends in
+``-paired``.
 
 Run: ``python benchmarks/placement_faults.py [--smoke] [--paired] [--seeds 1-5]
-[--stress 1,5,10] [--detection 20,60,300]``
+[--stress 1,5,10] [--detection 20,60,300] [--reference kueue-bestfit] [--cases 10:60]``
 """
 
 from __future__ import annotations
@@ -42,10 +49,8 @@ import statistics
 from collections.abc import Callable
 from pathlib import Path
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import Topology, build_topology
+from wlmap.placement.topology import scenarios
 from wlmap.placement.topology.faults import (
-    SYNTHETIC,
     FaultModel,
     KaiStaleGangEviction,
     KueueHotSwap,
@@ -55,13 +60,15 @@ from wlmap.placement.topology.faults import (
     RecoveryRun,
     RestartFromScratch,
     SparePoolSwap,
-    TopologyFirstFit,
     WlmapReplacement,
     draw_faults,
     simulate_recovery,
-    synthetic_arrivals,
 )
 from wlmap.placement.topology.faults.paired import paired_recoveries
+from wlmap.placement.topology.jobmix import JobMix, describe, synthetic_jobs
+from wlmap.placement.topology.policy import GangPolicy
+from wlmap.placement.topology.registry import make_gang_policy
+from wlmap.placement.topology.scenarios import Scenario
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
@@ -79,23 +86,12 @@ REACTIONS: tuple[Callable[[], Reaction], ...] = (
 )
 
 
-def lingjun() -> Topology:
-    with LINGJUN.open() as handle:
-        rows = list(csv.DictReader(handle))
-    nodes = [Node(r["ip"][:12], 96_000, 1024 * 1024, 8, "assumed-8-gpu", labels=r) for r in rows]
-    return build_topology(["DSW", "PSW", "ASW"], nodes)
+def _mix(params: RecoveryParams) -> JobMix:
+    return JobMix(load=0.8, hours=(params.warmup_s + params.horizon_s) / 3600.0)
 
 
-def gb200(blocks: int) -> Topology:
-    nodes = [
-        Node(
-            f"b{b}-r{r}-n{n}", 144_000, 1024 * 1024, 4, "GB200", {"block": f"b{b}", "rack": f"r{r}"}
-        )
-        for b in range(blocks)
-        for r in range(8)
-        for n in range(18)
-    ]
-    return build_topology(["block", "rack"], nodes)
+def _policy(name: str, scenario: Scenario, seed: int) -> GangPolicy:
+    return make_gang_policy(name, seed=seed, weights=scenario.weights)
 
 
 def _seeds(text: str) -> list[int]:
@@ -164,7 +160,7 @@ def _summary(rows: list[dict[str, float | int]], mttr: list[float]) -> dict[str,
 
 def scenario(
     name: str,
-    topology: Topology,
+    world: Scenario,
     model: FaultModel,
     params: RecoveryParams,
     seeds: list[int],
@@ -172,14 +168,14 @@ def scenario(
 ) -> None:
     end = params.warmup_s + params.horizon_s
     per: dict[str, tuple[list[dict[str, float | int]], list[float]]] = {}
+    topology = world.topology
     for seed in seeds:
-        arrivals = synthetic_arrivals(topology, 0.8, 0.0, end, seed)
+        arrivals = synthetic_jobs(world, _mix(params), seed)
         faults = draw_faults(topology, model, params.horizon_s, seed)
         for make in REACTIONS:
             reaction = make()
-            run = simulate_recovery(
-                topology, arrivals, faults, TopologyFirstFit(), reaction, params, seed
-            )
+            policy = _policy(reaction.policy, world, seed)
+            run = simulate_recovery(topology, arrivals, faults, policy, reaction, params, seed)
             row, mttr = _row(run, end)
             rows, pooled = per.setdefault(reaction.name, ([], []))
             rows.append(row)
@@ -199,7 +195,7 @@ def scenario(
     print(
         f"\n## {name}: stress {model.stress:g}x, detection {model.detection_s:g} s, seeds {seeds}"
     )
-    print(f"   ({SYNTHETIC}; placement topology-first-fit)")
+    print(f"   ({describe(_mix(params), world)}; each reaction with its own placement)")
     head = (
         f"{'reaction':<18}{'gangs':>6}{'MTTR':>8}{'p50':>7}{'p95':>8}{'swap':>6}{'repl':>6}"
         f"{'requ':>6}{'dCost':>7}{'dSpan':>6}{'evict':>6}{'lostGPUh':>9}{'downGPUh':>9}"
@@ -235,31 +231,39 @@ PAIRED: tuple[Callable[[], Reaction], ...] = (
 
 def paired(
     name: str,
-    topology: Topology,
+    world: Scenario,
     model: FaultModel,
     params: RecoveryParams,
     seeds: list[int],
     out: list[dict[str, float | int | str]],
+    reference: str = "kueue-bestfit",
 ) -> None:
     """Every reaction on the same faults from the same state (restart carries the day)."""
     end = params.warmup_s + params.horizon_s
     pooled: dict[str, list[Record]] = {}
+    flagged: dict[str, int] = {}
+    topology = world.topology
     for seed in seeds:
-        arrivals = synthetic_arrivals(topology, 0.8, 0.0, end, seed)
+        arrivals = synthetic_jobs(world, _mix(params), seed)
         faults = draw_faults(topology, model, params.horizon_s, seed)
         reactions = [make() for make in PAIRED]
+        own = {r.name: _policy(r.policy, world, seed) for r in reactions}
+        problems: dict[str, list[str]] = {}
         found = paired_recoveries(
             topology,
             arrivals,
             faults,
-            TopologyFirstFit(),
-            RestartFromScratch(),
+            _policy(reference, world, seed),
+            RestartFromScratch(reference),
             reactions,
             params,
             seed,
+            own,
+            problems,
         )
         for key, records in found.items():
             pooled.setdefault(key, []).extend(records)
+            flagged[key] = flagged.get(key, 0) + len(problems.get(key, []))
             mttr = [r.mttr_s if r.mttr_s is not None else end - r.fault_at for r in records]
             out.append(
                 {
@@ -276,10 +280,14 @@ def paired(
                     "requeue": sum(r.kind == "requeue" for r in records),
                     "evicted_pods": sum(r.evicted for r in records),
                     "lost_gpu_h": round(sum(r.lost_gpu_h(end) for r in records), 2),
+                    "violations": len(problems.get(key, [])),
                     "mix": "SYNTHETIC",
                 }
             )
-    print(f"\n## paired, {name}: stress {model.stress:g}x, detection {model.detection_s:g} s")
+    print(
+        f"\n## paired, {name}: stress {model.stress:g}x, detection {model.detection_s:g} s, "
+        f"state carried by {reference}"
+    )
     print(
         f"{'reaction':<18}{'gangs':>6}{'MTTR':>8}{'p95':>8}{'swap':>6}{'repl':>6}{'requ':>6}{'evict':>7}{'lostGPUh':>10}"
     )
@@ -295,6 +303,7 @@ def paired(
             f"{kinds.count('swap') / n:>6.0%}{kinds.count('replace') / n:>6.0%}"
             f"{kinds.count('requeue') / n:>6.0%}{sum(r.evicted for r in records):>7}{lost:>10.1f}"
         )
+    print("violations: " + ", ".join(f"{k} {v}" for k, v in flagged.items()))
     for base in ("kueue-hot-swap", "kai-stale-gang"):
         (m, lost), (bm, blost) = sums["wlmap"], sums[base]
         print(f"wlmap vs {base}: MTTR x{m / (bm or 1):.3f}, lost GPU-h x{lost / (blost or 1):.3f}")
@@ -314,25 +323,33 @@ def main() -> None:
     parser.add_argument(
         "--paired", action="store_true", help="every reaction on the same faults, same state"
     )
+    parser.add_argument(
+        "--reference", default="kueue-bestfit", help="policy of the run that carries the day"
+    )
+    parser.add_argument("--cases", default="", help="only these stress:detection, e.g. 10:60")
     args = parser.parse_args()
     seeds = [1] if args.smoke else _seeds(args.seeds)
     params = RecoveryParams()
-    topologies = [("gb200", gb200(2 if args.smoke else args.blocks), 1)]
+    topologies = [("gb200", scenarios.gb200(2 if args.smoke else args.blocks), 1)]
     if LINGJUN.exists() and not args.smoke:
-        topologies.insert(0, ("lingjun", lingjun(), 2))
+        topologies.insert(0, ("lingjun", scenarios.lingjun(LINGJUN), 2))
     if args.smoke:
         params = RecoveryParams(warmup_s=6 * 3600.0, horizon_s=12 * 3600.0)
     topologies = [t for t in topologies if args.only in (None, t[0])]
     cases = [(float(s), 60.0) for s in args.stress.split(",")]
     cases += [(5.0, float(d)) for d in args.detection.split(",") if float(d) != 60.0]
+    if args.cases:
+        cases = [(float(a), float(b)) for a, b in (c.split(":") for c in args.cases.split(","))]
     if args.smoke:
         cases = [(10.0, 60.0)]
     out: list[dict[str, float | int | str]] = []
-    for name, topology, level in topologies:
+    for name, world, level in topologies:
         for stress, detection in cases:
             model = FaultModel(stress=stress, correlated_level=level, detection_s=detection)
-            run = paired if args.paired else scenario
-            run(name, topology, model, params, seeds, out)
+            if args.paired:
+                paired(name, world, model, params, seeds, out, args.reference)
+            else:
+                scenario(name, world, model, params, seeds, out)
     if args.smoke:
         return
     RESULTS.mkdir(exist_ok=True)

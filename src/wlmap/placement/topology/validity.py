@@ -19,7 +19,7 @@ from wlmap.placement.topology.capacity import FreeCapacity
 from wlmap.placement.topology.gang import GangPlacement
 from wlmap.placement.topology.tree import Topology
 
-__all__ = ["placement_problems", "required_met"]
+__all__ = ["placement_problems", "request_problems", "required_met"]
 
 
 def placement_problems(capacity: FreeCapacity, placement: GangPlacement) -> list[str]:
@@ -34,9 +34,6 @@ def placement_problems(capacity: FreeCapacity, placement: GangPlacement) -> list
         problems.append(f"nodes must be ascending and each listed once, got {nodes}")
     if any(pods < 1 for _, pods in placement.nodes):
         problems.append("every listed node must get at least one pod")
-    total = sum(pods for _, pods in placement.nodes)
-    if total != gang.pods:
-        problems.append(f"{total} pods placed, the gang has {gang.pods}")
     for node, pods in placement.nodes:
         free = int(capacity.node_free[node])
         if pods * gang.gpus_per_pod > free:
@@ -44,6 +41,20 @@ def placement_problems(capacity: FreeCapacity, placement: GangPlacement) -> list
                 f"node {topology.nodes[node].name} has {free} free GPUs, "
                 f"{pods} pods of {gang.gpus_per_pod} need {pods * gang.gpus_per_pod}"
             )
+    problems.extend(request_problems(placement, topology))
+    return problems
+
+
+def request_problems(placement: GangPlacement, topology: Topology) -> list[str]:
+    """What ``placement`` breaks of its gang's request: pod count, required level, slices.
+
+    It needs no capacity, so it also checks a placement already applied.
+    """
+    gang = placement.gang
+    problems = []
+    total = sum(pods for _, pods in placement.nodes)
+    if total != gang.pods:
+        problems.append(f"{total} pods placed, the gang has {gang.pods}")
     if not required_met(placement, topology):
         level = gang.required_level
         assert level is not None  # only a required level can be unmet

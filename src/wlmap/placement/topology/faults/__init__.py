@@ -5,17 +5,17 @@
 - :mod:`.reactions`: Kueue hot swap, KAI stale-gang eviction, restart from scratch, a spare
   pool, and wlmap's minimal-movement re-placement;
 - :mod:`.spares`: nodes held idle for replacements;
-- :mod:`.firstfit`: a plain topology-aware first-fit, the stand-in placement policy;
-- :mod:`.mix`: the SYNTHETIC gang mix;
 - :mod:`.recovery`: the event loop and its measurements;
 - :mod:`.verify`: independent checks of constraints and GPU accounting.
+
+Gangs come from the SYNTHETIC mix of :mod:`wlmap.placement.topology.jobmix` and are placed
+by any registered :class:`~wlmap.placement.topology.policy.GangPolicy`; each reaction
+names the policy its scheduler uses (:attr:`Reaction.policy`).
 """
 
 from __future__ import annotations
 
 from wlmap.placement.topology.faults._accounting import Record
-from wlmap.placement.topology.faults.firstfit import TopologyFirstFit
-from wlmap.placement.topology.faults.mix import SYNTHETIC, Arrival, synthetic_arrivals
 from wlmap.placement.topology.faults.model import (
     Fault,
     FaultKind,
@@ -38,8 +38,6 @@ from wlmap.placement.topology.faults.spares import SparePool
 from wlmap.placement.topology.faults.verify import accounting_problems, constraint_problems
 
 __all__ = [
-    "SYNTHETIC",
-    "Arrival",
     "Fault",
     "FaultKind",
     "FaultModel",
@@ -54,12 +52,10 @@ __all__ = [
     "RestartFromScratch",
     "SparePool",
     "SparePoolSwap",
-    "TopologyFirstFit",
     "WlmapReplacement",
     "accounting_problems",
     "constraint_problems",
     "draw_faults",
     "expected_faults",
     "simulate_recovery",
-    "synthetic_arrivals",
 ]

@@ -5,7 +5,9 @@ gang, then those of the next level up, and so on up to the gang's ceiling (its r
 level, or the whole cluster when it has none). A sliced gang stays inside the slice-level
 domain of the failed node, so every slice keeps to one domain. Inside a tier, spare nodes
 come first (capacity kept for failures), then nodes that already run pods of the gang, then
-the roomiest, ties by node index.
+the tightest node that takes all the pods still to place (best fit: a fault often hits
+several gangs, and a whole free node is what the next one's pods may need), else the
+roomiest; ties by node index.
 """
 
 from __future__ import annotations
@@ -89,20 +91,27 @@ def fill(
     ``taken`` collects (node -> pods) and already-taken pods reduce a node's room.
     """
     for tier in candidates:
-        if pods == 0:
-            break
-        scored = []
+        room_of = {}
         for node in tier:
             free = room(capacity, node, gang, spares) - taken.get(node, 0)
             if free > 0:
-                spare = spares is not None and spares.is_spare(node)
-                scored.append((not spare, node not in holding, -free, node, free))
-        for *_, node, free in sorted(scored):
-            count = min(free, pods)
+                room_of[node] = free
+        while pods and room_of:
+            node = min(room_of, key=lambda n: _rank(n, room_of[n], pods, holding, spares))
+            count = min(room_of.pop(node), pods)
             taken[node] = taken.get(node, 0) + count
             pods -= count
-            if pods == 0:
-                break
+    return pods
+
+
+def _rank(
+    node: int, free: int, pods: int, holding: set[int], spares: SparePool | None
+) -> tuple[bool, bool, bool, int, int]:
+    """Spares first, then nodes running the gang; then the tightest node that takes every
+    pod still to place (best fit, leaving whole nodes to the next gang), else the roomiest."""
+    spare = spares is not None and spares.is_spare(node)
+    whole = free >= pods
+    return (not spare, node not in holding, not whole, free if whole else -free, node)
     return pods
 
 
@@ -116,3 +125,24 @@ def borrowed(capacity: FreeCapacity, gang: Gang, moves: Pairs, spares: SparePool
         if short > 0 and spares.is_spare(node):
             lend.append((node, short))
     return tuple(lend)
+
+
+def could_return(capacity: FreeCapacity, survivors: Pairs, lost: Pairs, gang: Gang) -> bool:
+    """Whether the domain the lost pods may use could ever hold them with the survivors.
+
+    Counts the GPUs in service of the gang's ceiling domain (:func:`ceiling`, the one
+    holding the survivors), as if every other gang there finished: when even that is too
+    small (the gang filled its required domain and a node of it failed), waiting there is
+    futile until the repair.
+    """
+    topology = capacity.topology
+    top = ceiling(gang)
+    anchor = (survivors or lost)[0][0]
+    if top < 0:
+        members: Iterable[int] = range(len(topology.nodes))
+    elif top == len(topology.levels):
+        members = [anchor]
+    else:
+        members = topology.members[top][int(topology.node_domain[top][anchor])].tolist()
+    slots = sum(int(capacity.usable[n]) // gang.gpus_per_pod for n in members)
+    return slots >= sum(p for _, p in survivors) + sum(p for _, p in lost)

@@ -5,8 +5,10 @@ reactions face different clusters and different gangs get hit. Here one referenc
 carries the cluster from fault to fault; at each fault the loop is copied once per
 reaction, the copy sees only that fault (later faults are dropped from it) and runs until
 every gang the fault hit is productive again or the window ends. The gangs hit, the work
-they must redo and the state they are recovered in are identical for every reaction, so
-their MTTR and lost GPU-hours differ only by what the reaction did.
+they must redo and the state they are recovered in are identical for every reaction, and
+arrivals keep the reference's placement in every copy, so their MTTR and lost GPU-hours
+differ only by what the reaction did (with its own scheduler's placement for the gangs it
+recovers).
 
 Reactions with a spare pool need a cluster that held spares all along, which a reference
 run without spares cannot give; they are left out.
@@ -17,7 +19,6 @@ from __future__ import annotations
 import copy
 
 from wlmap.placement.topology.faults._accounting import Record
-from wlmap.placement.topology.faults.mix import Arrival
 from wlmap.placement.topology.faults.model import Fault
 from wlmap.placement.topology.faults.reactions import Reaction
 from wlmap.placement.topology.faults.recovery import (
@@ -26,6 +27,8 @@ from wlmap.placement.topology.faults.recovery import (
     RecoveryParams,
     _Loop,
 )
+from wlmap.placement.topology.faults.verify import accounting_problems
+from wlmap.placement.topology.jobmix import Job as Arrival
 from wlmap.placement.topology.policy import GangPolicy
 from wlmap.placement.topology.tree import Topology
 
@@ -52,8 +55,14 @@ def paired_recoveries(
     reactions: list[Reaction],
     params: RecoveryParams,
     seed: int = 0,
+    policies: dict[str, GangPolicy] | None = None,
+    problems: dict[str, list[str]] | None = None,
 ) -> dict[str, list[Record]]:
     """Per reaction, the records of every fault, each fault met from the reference's state.
+
+    ``policy`` places arriving gangs, in the reference run and in every copy; a reaction's
+    copy re-places the gangs the fault hit with ``policies[reaction.name]`` when given
+    (its scheduler's own placement), else with ``policy`` too.
 
     Raises:
         ValueError: a reaction (or the reference) holds spares.
@@ -64,7 +73,10 @@ def paired_recoveries(
     loop = _Loop(topology, policy, reference, params, seed)
     loop.load(arrivals, faults)
     end = params.warmup_s + params.horizon_s
-    shared = {id(topology): topology, id(policy): policy, id(arrivals): arrivals}
+    shared: dict[int, object] = {id(topology): topology, id(policy): policy, id(arrivals): arrivals}
+    own = policies or {}
+    for mine in own.values():
+        shared[id(mine)] = mine
     found: dict[str, list[Record]] = {r.name: [] for r in reactions}
     for fault_id, fault in enumerate(faults):
         at = fault.at + params.warmup_s
@@ -73,6 +85,7 @@ def paired_recoveries(
             shared[id(reaction)] = reaction
             fork = copy.deepcopy(loop, dict(shared))
             fork.reaction = reaction
+            fork.recovering = own.get(reaction.name, policy)
             _only(fork, fault_id)
             fork.ledger.records = []
 
@@ -84,4 +97,13 @@ def paired_recoveries(
 
             fork.advance(end, done)
             found[reaction.name].extend(fork.ledger.records)
+            if problems is not None:
+                problems.setdefault(reaction.name, []).extend(_checked(fork))
     return found
+
+
+def _checked(loop: _Loop) -> list[str]:
+    """The copy's check failures: constraints at each start, then every node's GPUs."""
+    held = loop.spares.held if loop.spares is not None else {}
+    placed = [j.placement for j in loop.running.values() if j.placement is not None]
+    return [*loop.run.violations, *accounting_problems(loop.capacity, placed, held)]

@@ -1,7 +1,10 @@
 """What a scheduler does once it notices that a running gang lost pods to a fault.
 
 Each reaction is an object with a ``name``, a ``grace_s`` (seconds it waits after the
-detection before acting) and ``recover``, which never changes the capacity it is given
+detection before acting), the ``policy`` its scheduler places gangs with (a name of
+``topology.registry``: Kueue's BestFit for the hot swap, KAI's own placement for its
+eviction, wlmap's objective for wlmap's reaction, so each scheduler is simulated end to
+end as it behaves) and ``recover``, which never changes the capacity it is given
 (it may release and re-take the survivors' GPUs to ask the policy a question, and leaves
 them as they were). The simulator applies the :class:`Recovery` it returns.
 
@@ -19,8 +22,14 @@ them as they were). The simulator applies the :class:`Recovery` it returns.
   tier first; without enough spares, restart from scratch.
 - :class:`WlmapReplacement`: minimal movement. Only the lost pods move, to the finest
   domains already holding the gang, then up the tree up to its required domain (the whole
-  cluster without one; see :mod:`._moves`), spare capacity first. Only when that fails is
-  the gang re-placed whole (spare GPUs visible), and requeued when even that fails. With
+  cluster without one; see :mod:`._moves`), spare capacity first. A sliced gang whose
+  slice domain has no room moves whole slices to the nearest slice domains with room,
+  taking along only the survivors of a slice the fault cut (:mod:`._slices`). Only when that
+  fails is the gang re-placed whole (spare GPUs visible). When even that fails, the gang is
+  not evicted: its healthy pods keep their GPUs and it waits for room for the lost pods
+  only, asked again ahead of the queue each time GPUs free up (``hold``), unless its domain
+  could not hold it even empty (:func:`._moves.could_return`); then, or without ``hold``,
+  it is requeued whole, as the schedulers do. With
   ``keep_domain`` (``wlmap-local``) the lost pods of a gang without a required level stay
   in the smallest domain that held the whole gang, and the gang is re-placed whole (which
   keeps its locality, at the price of evicting its healthy pods) before they may go
@@ -34,6 +43,7 @@ from typing import Literal, Protocol
 
 from wlmap.placement.topology.capacity import FreeCapacity
 from wlmap.placement.topology.faults import _moves
+from wlmap.placement.topology.faults._slices import slice_moves
 from wlmap.placement.topology.faults.spares import SparePool
 from wlmap.placement.topology.gang import GangPlacement
 from wlmap.placement.topology.policy import GangPolicy, apply, release
@@ -50,7 +60,7 @@ __all__ = [
 ]
 
 Pairs = tuple[tuple[int, int], ...]
-RecoveryKind = Literal["swap", "replace", "requeue"]
+RecoveryKind = Literal["swap", "replace", "requeue", "wait"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +69,15 @@ class Recovery:
 
     Attributes:
         kind: ``swap`` (only the lost pods moved), ``replace`` (the gang was evicted and
-            placed anew at once) or ``requeue`` (evicted; it waits for room).
+            placed anew at once), ``requeue`` (evicted; it waits for room) or ``wait``
+            (nothing moved: the healthy pods keep their GPUs and the reaction is asked
+            again each time GPUs free up).
         placement: the gang's whole new placement; None for ``requeue``.
         moves: for ``swap``, the (node, pods) the lost pods go to.
         lend: spare GPUs to free before the moves are taken, as (node, GPUs).
         evicted: healthy pods of the gang stopped by the reaction (collateral).
+        freed: for ``swap``, the (node, pods) of healthy pods evicted to move with the lost
+            ones (the rest of a slice the fault cut); their GPUs are freed first.
     """
 
     kind: RecoveryKind
@@ -71,6 +85,7 @@ class Recovery:
     moves: Pairs = ()
     lend: Pairs = ()
     evicted: int = 0
+    freed: Pairs = ()
 
 
 class Reaction(Protocol):
@@ -80,11 +95,14 @@ class Reaction(Protocol):
         name: the reaction's name in reports.
         grace_s: seconds after detection before the reaction acts.
         spare_percent: share of nodes per domain to hold as spares (0 for none).
+        policy: the registered gang policy (``topology.registry``) the scheduler behind
+            this reaction places gangs with, arrivals and re-placements alike.
     """
 
     name: str
     grace_s: float
     spare_percent: float
+    policy: str
 
     def recover(
         self,
@@ -102,8 +120,11 @@ def _pods(pairs: Pairs) -> int:
     return sum(p for _, p in pairs)
 
 
-def _merge(survivors: GangPlacement, moves: Pairs, reason: str) -> GangPlacement:
+def _merge(survivors: GangPlacement, moves: Pairs, reason: str, freed: Pairs = ()) -> GangPlacement:
     counts = dict(survivors.nodes)
+    for node, pods in freed:
+        counts[node] -= pods
+    counts = {n: p for n, p in counts.items() if p}
     for node, pods in moves:
         counts[node] = counts.get(node, 0) + pods
     return GangPlacement(survivors.gang, tuple(sorted(counts.items())), reason)
@@ -150,10 +171,13 @@ def _swap(
     moves: dict[int, int],
     spares: SparePool | None,
     why: str,
+    freed: dict[int, int] | None = None,
 ) -> Recovery:
     pairs = tuple(sorted(moves.items()))
+    out = tuple(sorted((freed or {}).items()))
     lend = _moves.borrowed(capacity, survivors.gang, pairs, spares)
-    return Recovery("swap", _merge(survivors, pairs, why), pairs, lend)
+    placement = _merge(survivors, pairs, why, out)
+    return Recovery("swap", placement, pairs, lend, sum(p for _, p in out), out)
 
 
 class KueueHotSwap:
@@ -162,6 +186,7 @@ class KueueHotSwap:
     name = "kueue-hot-swap"
     grace_s = 0.0
     spare_percent = 0.0
+    policy = "kueue-bestfit"
 
     def recover(
         self,
@@ -198,27 +223,6 @@ class KueueHotSwap:
         return _swap(capacity, survivors, {node: pods}, None, "hot swap of one node")
 
 
-class KaiStaleGangEviction:
-    """KAI: after the staleness grace below minMember, evict the gang and place it afresh."""
-
-    name = "kai-stale-gang"
-    spare_percent = 0.0
-
-    def __init__(self, grace_s: float = 60.0) -> None:
-        self.grace_s = grace_s
-
-    def recover(
-        self,
-        capacity: FreeCapacity,
-        survivors: GangPlacement,
-        lost: Pairs,
-        policy: GangPolicy,
-        spares: SparePool | None,
-    ) -> Recovery:
-        """Evict the whole gang and place it anew with the placement policy."""
-        return replace_whole(capacity, survivors, policy)
-
-
 class RestartFromScratch:
     """Evict the gang as soon as the fault is detected and place it anew."""
 
@@ -226,6 +230,9 @@ class RestartFromScratch:
     grace_s = 0.0
     spare_percent = 0.0
 
+    def __init__(self, policy: str = "wlmap") -> None:
+        self.policy = policy
+
     def recover(
         self,
         capacity: FreeCapacity,
@@ -236,6 +243,16 @@ class RestartFromScratch:
     ) -> Recovery:
         """Evict the whole gang and place it anew with the placement policy."""
         return replace_whole(capacity, survivors, policy)
+
+
+class KaiStaleGangEviction(RestartFromScratch):
+    """KAI: after the staleness grace below minMember, evict the gang and place it afresh."""
+
+    name = "kai-stale-gang"
+
+    def __init__(self, grace_s: float = 60.0) -> None:
+        super().__init__("kai")
+        self.grace_s = grace_s
 
 
 def _tiered(
@@ -265,8 +282,9 @@ class SparePoolSwap:
 
     grace_s = 0.0
 
-    def __init__(self, percent: float) -> None:
+    def __init__(self, percent: float, policy: str = "wlmap") -> None:
         self.spare_percent = percent
+        self.policy = policy
         self.name = f"spare-pool-{percent:g}%"
 
     def recover(
@@ -290,9 +308,13 @@ class WlmapReplacement:
 
     grace_s = 0.0
 
-    def __init__(self, spare_percent: float = 0.0, keep_domain: bool = False) -> None:
+    def __init__(
+        self, spare_percent: float = 0.0, keep_domain: bool = False, hold: bool = True
+    ) -> None:
         self.spare_percent = spare_percent
         self.keep_domain = keep_domain
+        self.hold = hold
+        self.policy = "wlmap"
         self.name = "wlmap-local" if keep_domain else "wlmap"
         if spare_percent:
             self.name += f"+spare-{spare_percent:g}%"
@@ -314,6 +336,10 @@ class WlmapReplacement:
         moves = _tiered(capacity, survivors, lost, spares, only_spares=False, top=inside)
         if moves is not None:
             return _swap(capacity, survivors, moves, spares, "moved the lost pods in its domain")
+        sliced = None if self.keep_domain else slice_moves(capacity, survivors, lost, spares)
+        if sliced is not None:
+            moves, freed = sliced
+            return _swap(capacity, survivors, moves, spares, "moved whole slices", freed)
         whole = replace_whole(capacity, survivors, policy, spares)
         if whole.kind == "replace":
             return whole
@@ -322,4 +348,6 @@ class WlmapReplacement:
             return _swap(
                 capacity, survivors, moves, spares, "moved the lost pods out of its domain"
             )
+        if self.hold and _moves.could_return(capacity, survivors.nodes, lost, gang):
+            return Recovery("wait", None)
         return whole

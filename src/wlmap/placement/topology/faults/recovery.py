@@ -6,9 +6,12 @@ each time capacity frees up, the queue is scanned in order and every gang that f
 placed (backfill). A gang progresses at one second of work per second while running and
 checkpoints every ``checkpoint_s`` seconds of progress. A fault that takes pods of a gang
 stops it: the work since its last checkpoint is lost, its healthy pods hold their GPUs idle.
-At detection (plus the reaction's grace) the reaction decides; the gang is productive again
-``planning_s + restart_s + reload_s`` after the decision is carried out (or after it leaves
-the queue), plus ``evict_s`` when the reaction evicted healthy pods. Several faults hitting one gang before it is productive again are one recovery.
+At detection (plus the reaction's grace) the reaction decides; a reaction that chose to
+wait (healthy pods held) is asked again, ahead of the queue, at every scheduling pass. The
+gang is productive again ``planning_s + restart_s + reload_s`` after the decision is
+carried out (or after it leaves the queue), plus ``evict_s`` when the reaction evicted
+healthy pods. Several faults hitting one gang before it is productive again are one
+recovery.
 
 Per affected gang: MTTR (fault to productive again; censored at the window's end when it
 never recovers), how it recovered, pods moved and healthy pods evicted, the change of its
@@ -28,12 +31,12 @@ import numpy as np
 
 from wlmap.placement.topology.capacity import FreeCapacity
 from wlmap.placement.topology.faults._accounting import Job, Ledger, Record
-from wlmap.placement.topology.faults.mix import Arrival
 from wlmap.placement.topology.faults.model import Fault
 from wlmap.placement.topology.faults.reactions import Reaction
 from wlmap.placement.topology.faults.spares import SparePool
 from wlmap.placement.topology.faults.verify import accounting_problems, constraint_problems
 from wlmap.placement.topology.gang import GangPlacement
+from wlmap.placement.topology.jobmix import Job as Arrival
 from wlmap.placement.topology.policy import GangPolicy, apply, release
 from wlmap.placement.topology.tree import Topology
 
@@ -88,6 +91,7 @@ class _Loop:
     ) -> None:
         self.capacity = FreeCapacity(topology)
         self.policy = policy
+        self.recovering = policy  # places gangs hit by a fault (paired runs set their own)
         self.reaction = reaction
         self.params = params
         self.spares = (
@@ -105,6 +109,8 @@ class _Loop:
         self.arrivals: list[Arrival] = []
         self.next_arrival = 0
         self.picks: list[float] = []
+        self.waiting: dict[int, Job] = {}  # gangs holding their survivors, waiting for room
+        self.retrying = False
 
     def load(self, arrivals: list[Arrival], faults: list[Fault]) -> None:
         """Queue the first arrival (the others follow one by one) and every fault's events."""
@@ -121,7 +127,8 @@ class _Loop:
         index = self.next_arrival
         if index < len(self.arrivals):
             arrival = self.arrivals[index]
-            self.push(arrival.at, _ARRIVE, Job(index, arrival.at, arrival.gang, arrival.work_s))
+            job = Job(index, arrival.arrival, arrival.gang, arrival.duration)
+            self.push(arrival.arrival, _ARRIVE, job)
             self.next_arrival += 1
 
     def advance(self, until: float, done: Callable[[], bool] | None = None) -> None:
@@ -198,11 +205,18 @@ class _Loop:
             self.ledger.recovered(job, placement, job.run_from)
 
     def schedule(self, now: float) -> None:
+        if self.waiting and not self.retrying:
+            # gangs waiting with their healthy pods held go before the queue
+            self.retrying = True
+            for job in list(self.waiting.values()):
+                self.act(job, now)
+            self.retrying = False
         free = int(self.capacity.node_free.sum())
         for job in self.queue[:_SCAN]:
             if job.gang.gpus > free:
                 continue
-            found = self.policy.place(self.capacity, job.gang)
+            placer = self.recovering if job.record is not None else self.policy
+            found = placer.place(self.capacity, job.gang)
             if found is None:
                 continue
             apply(self.capacity, found)
@@ -287,12 +301,19 @@ class _Loop:
             return
         lost = tuple(sorted(job.lost))
         job.lost = []
+        self.waiting.pop(job.index, None)
         recovery = self.reaction.recover(
-            self.capacity, job.placement, lost, self.policy, self.spares
+            self.capacity, job.placement, lost, self.recovering, self.spares
         )
+        if recovery.kind == "wait":
+            job.lost = list(lost)
+            self.waiting[job.index] = job
+            return
         record = job.record
         record.evicted += recovery.evicted
         if recovery.kind == "swap" and recovery.placement is not None:
+            for node, pods in recovery.freed:
+                self.capacity.give(node, pods * job.gang.gpus_per_pod)
             for node, gpus in recovery.lend:
                 assert self.spares is not None
                 self.spares.lend(self.capacity, node, gpus)
@@ -300,7 +321,8 @@ class _Loop:
                 self.capacity.take(node, pods * job.gang.gpus_per_pod)
             record.moved += sum(p for _, p in recovery.moves)
             record.kind = "swap" if record.kind in ("pending", "swap") else record.kind
-            self.start(job, recovery.placement, now, self.resume_delay())
+            evict_s = self.params.evict_s if recovery.evicted else 0.0
+            self.start(job, recovery.placement, now, self.resume_delay() + evict_s)
             return
         freed = self.release_all(job, now, refill=False)
         evict_s = self.params.evict_s if recovery.evicted else 0.0

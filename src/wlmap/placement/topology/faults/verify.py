@@ -1,6 +1,8 @@
 """Independent checks of placements after recovery: constraints and GPU accounting.
 
-These checks do not trust any reaction: they recount from the placements themselves.
+These checks do not trust any reaction: they recount from the placements themselves. The
+request itself is checked by :func:`wlmap.placement.topology.validity.request_problems`,
+the same check the gang simulator runs on every policy.
 """
 
 from __future__ import annotations
@@ -12,32 +14,16 @@ import numpy as np
 from wlmap.placement.topology.capacity import FreeCapacity
 from wlmap.placement.topology.gang import GangPlacement
 from wlmap.placement.topology.tree import Topology
+from wlmap.placement.topology.validity import request_problems
 
 __all__ = ["accounting_problems", "constraint_problems"]
 
 
 def constraint_problems(placement: GangPlacement, topology: Topology) -> list[str]:
-    """What ``placement`` breaks of its gang's request: pod count, required level, slices."""
-    gang = placement.gang
-    problems: list[str] = []
-    placed = sum(p for _, p in placement.nodes)
-    if placed != gang.pods:
-        problems.append(f"{gang.name}: {placed} pods placed, expected {gang.pods}")
-    if gang.required_level is not None:
-        domains = placement.domain_counts(topology, gang.required_level)
-        if len(domains) > 1:
-            problems.append(
-                f"{gang.name}: spans {len(domains)} domains of required level "
-                f"{gang.required_level}, expected 1"
-            )
-    if gang.slice_size and gang.slice_level is not None:
-        for domain, count in placement.domain_counts(topology, gang.slice_level).items():
-            if count % gang.slice_size:
-                problems.append(
-                    f"{gang.name}: {count} pods in {topology.domain_name(gang.slice_level, domain)}, "
-                    f"expected a multiple of the slice size {gang.slice_size}"
-                )
-    return problems
+    """What ``placement`` breaks of its gang's request (pod count, required level, slices),
+    each problem led by the gang's name."""
+    name = placement.gang.name
+    return [f"{name}: {problem}" for problem in request_problems(placement, topology)]
 
 
 def accounting_problems(

@@ -4,38 +4,60 @@ from __future__ import annotations
 
 import pytest
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import build_topology
+from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement
 from wlmap.placement.topology.faults import (
     FaultModel,
     KaiStaleGangEviction,
     KueueHotSwap,
     Reaction,
+    Record,
     RecoveryParams,
     RestartFromScratch,
     SparePoolSwap,
-    TopologyFirstFit,
     WlmapReplacement,
     draw_faults,
-    synthetic_arrivals,
 )
 from wlmap.placement.topology.faults.paired import paired_recoveries
+from wlmap.placement.topology.jobmix import JobMix, synthetic_jobs
+from wlmap.placement.topology.policy import GangPolicy
+from wlmap.placement.topology.scenarios import gb200
+
+from ._firstfit import TopologyFirstFit
+
+PARAMS = RecoveryParams(warmup_s=4 * 3_600.0, horizon_s=4 * 3_600.0)
+
+
+def _paired(
+    reactions: list[Reaction],
+    policies: dict[str, GangPolicy] | None = None,
+    problems: dict[str, list[str]] | None = None,
+) -> dict[str, list[Record]]:
+    """Eight hours on one GB200-like block at 300x stress, paired from a restart run."""
+    scenario = gb200(1)
+    arrivals = synthetic_jobs(scenario, JobMix(hours=8.0), 2)
+    model = FaultModel(stress=300.0, correlated_level=1)
+    faults = draw_faults(scenario.topology, model, PARAMS.horizon_s, 2)
+    reference = RestartFromScratch()
+    first_fit = TopologyFirstFit()
+    return paired_recoveries(
+        scenario.topology,
+        arrivals,
+        faults,
+        first_fit,
+        reference,
+        reactions,
+        PARAMS,
+        0,
+        policies,
+        problems,
+    )
 
 
 def test_every_reaction_recovers_the_same_gangs_with_the_same_work_to_redo() -> None:
-    nodes = [
-        Node(f"r{r}-n{n}", 1_000, 1_024, 4, "G", {"block": f"b{r // 4}", "rack": f"r{r}"})
-        for r in range(8)
-        for n in range(18)
-    ]
-    topology = build_topology(["block", "rack"], nodes)
-    params = RecoveryParams(warmup_s=4 * 3_600.0, horizon_s=4 * 3_600.0)
-    arrivals = synthetic_arrivals(topology, 0.8, 0.0, 8 * 3_600.0, 2)
-    faults = draw_faults(topology, FaultModel(stress=300.0, correlated_level=1), 4 * 3_600.0, 2)
     reactions: list[Reaction] = [KueueHotSwap(), KaiStaleGangEviction(), WlmapReplacement()]
-    found = paired_recoveries(
-        topology, arrivals, faults, TopologyFirstFit(), RestartFromScratch(), reactions, params
-    )
+    problems: dict[str, list[str]] = {}
+    found = _paired(reactions, problems=problems)
+    assert problems == {r.name: [] for r in reactions}
     hit = [(r.gang, r.fault_at, r.recompute_s) for r in found["kueue-hot-swap"]]
     assert len(hit) > 5
     for name in ("kai-stale-gang", "wlmap"):
@@ -54,12 +76,23 @@ def test_every_reaction_recovers_the_same_gangs_with_the_same_work_to_redo() -> 
         saved = 90.0 if ours.evicted == 0 and theirs.evicted else 60.0
         assert ours.mttr_s == pytest.approx(theirs.mttr_s - saved)
     with pytest.raises(ValueError, match="holds spares"):
-        paired_recoveries(
-            topology,
-            arrivals,
-            faults,
-            TopologyFirstFit(),
-            RestartFromScratch(),
-            [SparePoolSwap(5)],
-            params,
-        )
+        _paired([SparePoolSwap(5)])
+
+
+class _Refuses:
+    """A placement that never finds room."""
+
+    name = "refuses"
+
+    def place(self, capacity: FreeCapacity, gang: Gang) -> GangPlacement | None:
+        return None
+
+
+def test_a_reactions_own_policy_re_places_the_gangs_it_recovers() -> None:
+    # KAI's copy re-places with a policy that finds no room: every gang it evicts stays
+    # requeued, while arrivals (the reference's first-fit) and the other copies go on.
+    reactions: list[Reaction] = [KaiStaleGangEviction(), RestartFromScratch()]
+    found = _paired(reactions, policies={"kai-stale-gang": _Refuses()})
+    assert {r.kind for r in found["kai-stale-gang"]} == {"requeue"}
+    assert {r.mttr_s for r in found["kai-stale-gang"]} == {None}
+    assert "replace" in {r.kind for r in found["restart"]}

@@ -9,12 +9,12 @@ from wlmap.placement.topology.faults import (
     RestartFromScratch,
     SparePool,
     SparePoolSwap,
-    TopologyFirstFit,
     WlmapReplacement,
     constraint_problems,
 )
 
 from ._cluster import fail, running
+from ._firstfit import TopologyFirstFit
 
 FIRST_FIT = TopologyFirstFit()
 # 3 pods of 2 GPUs, all in one block, preferably one rack.
@@ -157,3 +157,68 @@ def test_spare_pool_moves_lost_pods_to_spares_only_and_wlmap_prefers_them() -> N
     assert ours.placement is not None and ours.placement.nodes == ((3, 1), (4, 1))
     up = WlmapReplacement(34).recover(capacity, survivors, lost, FIRST_FIT, spares)
     assert up.moves == ((3, 1),)
+
+
+def test_wlmap_moves_the_whole_slices_of_a_failed_rack_to_the_nearest_racks_with_room() -> None:
+    # 6 pods of 2 GPUs in slices of 2 per rack: one slice on n2 (rack r1), two on n3 and n4
+    # (rack r2). n0 is full with other work. Rack r2 fails whole: its two slices are lost
+    # and r2 has no room left. r1 takes one whole slice (n1: 4 GPUs free), rack r3 of the
+    # other block the other (n5, the lower index of two empty nodes); no pod is evicted.
+    gang = Gang("tp", 6, 2, preferred_level=1, slice_size=2, slice_level=1)
+    capacity, placement = running(gang, {2: 2, 3: 2, 4: 2}, busy={0: 4})
+    survivors, lost = fail(capacity, placement, [3, 4])
+    recovery = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert recovery.kind == "swap"
+    assert recovery.moves == ((1, 2), (5, 2))
+    assert recovery.evicted == 0
+    assert recovery.placement is not None
+    assert recovery.placement.nodes == ((1, 2), (2, 2), (5, 2))
+    assert constraint_problems(recovery.placement, capacity.topology) == []
+
+
+def test_wlmap_takes_along_only_the_survivor_of_a_slice_the_fault_cut() -> None:
+    # 4 pods of 2 GPUs in slices of 2 per rack, all in block b1: one slice split over n1
+    # and n2 (rack r1), one on n3 (rack r2). n2 fails; r1 has no room (n0 full, n1 holds 2
+    # GPUs of other work). The cut slice's survivor on n1 is evicted and the slice goes
+    # whole to n4 in rack r2; the slice on n3 keeps running.
+    gang = Gang("cut", 4, 2, required_level=0, slice_size=2, slice_level=1)
+    capacity, placement = running(gang, {1: 1, 2: 1, 3: 2}, busy={0: 4, 1: 2})
+    survivors, lost = fail(capacity, placement, [2])
+    recovery = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert recovery.kind == "swap"
+    assert recovery.freed == ((1, 1),)
+    assert recovery.evicted == 1
+    assert recovery.moves == ((4, 2),)
+    assert recovery.placement is not None
+    assert recovery.placement.nodes == ((3, 2), (4, 2))
+    assert constraint_problems(recovery.placement, capacity.topology) == []
+
+
+def test_wlmap_holds_the_healthy_pods_while_room_may_still_free_up_in_its_domain() -> None:
+    # pair on n0 and n1; every other node is full with other work. n0 fails: no node has
+    # room for the lost pod and the pair cannot be re-placed whole, but the cluster's other
+    # nodes would hold it once their work finishes: wlmap waits with n1 held, evicting
+    # nothing, where Kueue requeues the pair.
+    pair = Gang("pair", 2, 4, preferred_level=1)
+    busy = dict.fromkeys((2, 3, 4, 5, 6), 4)
+    capacity, placement = running(pair, {0: 1, 1: 1}, busy=busy)
+    survivors, lost = fail(capacity, placement, [0])
+    waited = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert waited.kind == "wait"
+    assert waited.evicted == 0
+    assert KueueHotSwap().recover(capacity, survivors, lost, FIRST_FIT, None).kind == "requeue"
+    # without hold, wlmap requeues too
+    whole = WlmapReplacement(hold=False).recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert whole.kind == "requeue"
+
+
+def test_wlmap_requeues_when_its_required_rack_could_not_hold_it_even_empty() -> None:
+    # trio fills rack r1 (n0, n1, n2) and must stay in one rack; n0 fails, so r1 keeps 2
+    # nodes for 3 pods until the repair, and racks r2 and r3 are full: waiting in r1 is
+    # futile, so the gang is requeued whole.
+    trio = Gang("rack3", 3, 4, required_level=1)
+    capacity, placement = running(trio, {0: 1, 1: 1, 2: 1}, busy=dict.fromkeys((3, 4, 5, 6), 4))
+    survivors, lost = fail(capacity, placement, [0])
+    recovery = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert recovery.kind == "requeue"
+    assert recovery.evicted == 2

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import Gang, build_topology
+from wlmap.placement.topology import Gang
 from wlmap.placement.topology.faults import (
-    Arrival,
     Fault,
     FaultModel,
     KaiStaleGangEviction,
@@ -17,17 +15,19 @@ from wlmap.placement.topology.faults import (
     RecoveryParams,
     RestartFromScratch,
     SparePoolSwap,
-    TopologyFirstFit,
     WlmapReplacement,
     draw_faults,
     simulate_recovery,
-    synthetic_arrivals,
 )
+from wlmap.placement.topology.jobmix import Job, JobMix, synthetic_jobs
+from wlmap.placement.topology.scenarios import gb200
 
 from ._cluster import cluster
+from ._firstfit import TopologyFirstFit
 
 PARAMS = RecoveryParams(warmup_s=100.0, horizon_s=3_600.0)
 PAIR = Gang("pair", 2, 4, preferred_level=1)
+FIRST_FIT = TopologyFirstFit()
 
 
 @pytest.mark.parametrize("detection", [20.0, 60.0, 300.0])
@@ -47,7 +47,7 @@ def test_mttr_is_detection_plus_reaction_plus_restart_and_reload(
     # window (t=300), after 300 s of progress: all of it is lost (checkpoints every 1800 s).
     fault = Fault(200.0, "node", (0,), None, 200.0 + detection, 200.0 + 7_200.0)
     run = simulate_recovery(
-        cluster(), [Arrival(0.0, PAIR, 10_000.0)], [fault], TopologyFirstFit(), reaction, PARAMS
+        cluster(), [Job(0.0, 10_000.0, PAIR)], [fault], FIRST_FIT, reaction, PARAMS
     )
     (record,) = run.records
     restart = PARAMS.planning_s + PARAMS.restart_s + PARAMS.reload_s
@@ -61,13 +61,27 @@ def test_mttr_is_detection_plus_reaction_plus_restart_and_reload(
     assert 0.0 < run.goodput < 1.0
 
 
-def _gb200(blocks: int) -> list[Node]:
-    return [
-        Node(f"b{b}-r{r}-n{n}", 1_000, 1_024, 4, "GB200", {"block": f"b{b}", "rack": f"r{r}"})
-        for b in range(blocks)
-        for r in range(8)
-        for n in range(18)
+def test_wlmap_holding_its_healthy_pod_recovers_when_one_node_frees_where_kueue_waits() -> None:
+    # pair on n0 and n1 (first fit in rack r1); "one" on n2 until t=501; "four" on n3-n6
+    # for the whole window; "late" (1 pod) queues. n0 fails at t=300, noticed at 360. No
+    # node has room: wlmap holds n1 and moves the lost pod to n2 when "one" ends at 501,
+    # productive 181 s later. Kueue evicts the pair, "late" takes n1 at once, and at 501
+    # the pair needs two free nodes but finds one: it is still waiting when the window ends.
+    jobs = [
+        Job(0.0, 10_000.0, PAIR),
+        Job(1.0, 500.0, Gang("one", 1, 4)),
+        Job(1.5, 20_000.0, Gang("four", 4, 4)),
+        Job(2.0, 20_000.0, Gang("late", 1, 4)),
     ]
+    fault = Fault(200.0, "node", (0,), None, 260.0, 200.0 + 7_200.0)
+    held = simulate_recovery(cluster(), jobs, [fault], FIRST_FIT, WlmapReplacement(), PARAMS)
+    (record,) = held.records
+    assert (record.kind, record.evicted, record.moved) == ("swap", 0, 1)
+    assert record.mttr_s == pytest.approx(501.0 + 181.0 - 300.0)
+    assert held.violations == []
+    evicted = simulate_recovery(cluster(), jobs, [fault], FIRST_FIT, KueueHotSwap(), PARAMS)
+    (record,) = evicted.records
+    assert (record.kind, record.evicted, record.mttr_s) == ("requeue", 1, None)
 
 
 @pytest.mark.parametrize(
@@ -83,10 +97,11 @@ def _gb200(blocks: int) -> list[Node]:
     ids=lambda r: r.name,
 )
 def test_no_constraint_or_accounting_violation_under_heavy_faults(reaction: Reaction) -> None:
-    topology = build_topology(["block", "rack"], _gb200(1))
+    scenario = gb200(1)
+    topology = scenario.topology
     params = RecoveryParams(warmup_s=4 * 3_600.0, horizon_s=6 * 3_600.0)
     end = params.warmup_s + params.horizon_s
-    arrivals = synthetic_arrivals(topology, 0.8, 0.0, end, 5)
+    arrivals = synthetic_jobs(scenario, JobMix(hours=end / 3_600.0), 5)
     model = FaultModel(stress=400.0, correlated_level=1, detection_s=60.0, repair_h=1.0)
     faults = draw_faults(topology, model, params.horizon_s, 5)
     assert len(faults) > 30

@@ -13,10 +13,10 @@ def test_a_gang_spread_over_two_blocks_breaks_its_required_level() -> None:
     gang = Gang("g", 2, 4, required_level=0)
     assert constraint_problems(GangPlacement(gang, ((3, 1), (4, 1))), topology) == []
     assert constraint_problems(GangPlacement(gang, ((4, 1), (5, 1))), topology) == [
-        "g: spans 2 domains of required level 0, expected 1"
+        "g: required level block spans 2 domains: b1, b2"
     ]
     assert constraint_problems(GangPlacement(gang, ((4, 1),)), topology) == [
-        "g: 1 pods placed, expected 2"
+        "g: 1 pods placed, the gang has 2"
     ]
 
 
@@ -25,8 +25,7 @@ def test_a_slice_split_across_racks_is_reported_with_its_rack() -> None:
     sliced = Gang("s", 4, 1, required_level=0, slice_size=2, slice_level=1)
     assert constraint_problems(GangPlacement(sliced, ((0, 2), (3, 2))), topology) == []
     assert constraint_problems(GangPlacement(sliced, ((0, 3), (3, 1))), topology) == [
-        "s: 3 pods in b1/r1, expected a multiple of the slice size 2",
-        "s: 1 pods in b1/r2, expected a multiple of the slice size 2",
+        "s: slices of 2 pods split across rack domains: b1/r1 (3), b1/r2 (1)"
     ]
 
 

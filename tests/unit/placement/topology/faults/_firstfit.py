@@ -1,7 +1,7 @@
-"""A simple topology-aware first-fit: the stand-in placement under the fault scenarios.
+"""A simple topology-aware first-fit: the placement the hand-worked fault tests reason with.
 
-The recovery simulator takes any :class:`GangPolicy`; this one exists so the fault work
-runs on its own and reads in a few lines. The rule:
+The recovery simulator takes any registered :class:`GangPolicy`; the tests use this one
+because its choices can be worked out by hand in a few lines. The rule:
 
 1. Levels to try: from the gang's preferred level (else its required level, else the
    finest level) up to its required level (else the coarsest level); with no required

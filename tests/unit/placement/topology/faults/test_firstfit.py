@@ -1,17 +1,11 @@
-"""The stand-in first-fit on the seven-node cluster, and the SYNTHETIC gang mix's load."""
+"""The tests' first-fit on the seven-node cluster: the choices the hand-worked cases rely on."""
 
 from __future__ import annotations
 
-import csv
-
-import pytest
-
-from tests.traces import trace_path
-from wlmap.placement.model import Node
-from wlmap.placement.topology import FreeCapacity, Gang, build_topology
-from wlmap.placement.topology.faults import SYNTHETIC, TopologyFirstFit, synthetic_arrivals
+from wlmap.placement.topology import FreeCapacity, Gang
 
 from ._cluster import cluster
+from ._firstfit import TopologyFirstFit
 
 FIT = TopologyFirstFit()
 
@@ -46,20 +40,3 @@ def test_first_fit_keeps_slices_whole_in_their_domain() -> None:
     placed = FIT.place(capacity, Gang("s6", 6, 2, required_level=0, slice_size=2, slice_level=1))
     assert placed is not None
     assert placed.nodes == ((1, 2), (2, 2), (3, 1), (4, 1))
-
-
-def test_synthetic_mix_offers_the_asked_load_on_the_lingjun_clos() -> None:
-    with trace_path("lingjun/topo.csv").open() as handle:
-        rows = list(csv.DictReader(handle))
-    nodes = [Node(r["ip"][:12], 1_000, 1_024, 8, "G", labels=r) for r in rows]
-    topology = build_topology(["DSW", "PSW", "ASW"], nodes)
-    days = 5
-    arrivals = synthetic_arrivals(topology, 0.8, 0.0, days * 86_400.0, 11)
-    offered = sum(a.gang.gpus * a.work_s for a in arrivals)
-    assert offered / (int(topology.gpus.sum()) * days * 86_400.0) == pytest.approx(0.8, rel=0.1)
-    assert {a.gang.origin for a in arrivals} == {SYNTHETIC}
-    tail = [a.gang for a in arrivals if a.gang.pods > 1]
-    assert 0.08 < len(tail) / len(arrivals) < 0.12
-    # a 64-GPU gang requires one ToR (median ASW: 8 hosts = 64 GPUs) when it requires any
-    assert {g.required_level for g in tail if g.gpus == 64} == {None, 2}
-    assert {g.required_level for g in tail if g.gpus == 128} == {None, 1}
