@@ -51,6 +51,7 @@ async def place(
         log.info("placement off: %d pod(s) released", len(gated), extra={"workload": log_name(obj)})
         return False
     # numpy and the policies load with the first plan: the operator runs without them
+    from wlmap.placement.plan.render import node_selector_term  # noqa: PLC0415
     from wlmap.placement.topology.workload_gangs import gang_requests  # noqa: PLC0415
 
     meta = obj.get("metadata") or {}
@@ -97,7 +98,7 @@ async def place(
         return True
     said = []
     for index, plan in zip(chosen, plans, strict=True):
-        term = _term(plan, topology)
+        term = node_selector_term(plan, topology)
         await release(state, [p for p in members[index] if is_gated(p)], term)
         where = ", ".join(f"{e['key']}={','.join(e['values'])}" for e in term["matchExpressions"])
         said.append(f"{plan.request.name}: {plan.request.pods} pods in {where} ({plan.policy})")
@@ -128,25 +129,6 @@ async def _plan(state: State, requests: Sequence[Any]) -> tuple[list[Any], Any]:
         return plan_gangs(occupancy, requests, policy), occupancy.topology
 
     return await asyncio.to_thread(planned)  # the policies are CPU work
-
-
-def _term(plan: Any, topology: Any) -> dict[str, Any]:
-    """The node-selector term holding a placed gang: its domain's level labels, coarsest
-    first (rack names repeat across blocks), or the top-level domains it spans."""
-    from wlmap.placement.plan.room import CLUSTER, level_key  # noqa: PLC0415
-
-    if plan.level == CLUSTER:
-        used = sorted(plan.placement.domain_counts(topology, 0))
-        values = [topology.domain_values[0][d][0] for d in used]
-        return {
-            "matchExpressions": [{"key": topology.levels[0], "operator": "In", "values": values}]
-        }
-    return {
-        "matchExpressions": [
-            {"key": level_key(topology, level), "operator": "In", "values": [plan.domain[level]]}
-            for level in range(plan.level + 1)
-        ]
-    }
 
 
 async def release(

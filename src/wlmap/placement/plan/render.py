@@ -45,7 +45,14 @@ from wlmap.placement.topology import Topology
 from wlmap.placement.topology.workload_gangs import KAI_PREFERRED, KAI_REQUIRED, KAI_TOPOLOGY
 from wlmap.workload import PodChanges, WorkloadView
 
-__all__ = ["RENDERS", "affinity_patches", "kai_objects", "kueue_patches", "workload_api_objects"]
+__all__ = [
+    "RENDERS",
+    "affinity_patches",
+    "kai_objects",
+    "kueue_patches",
+    "node_selector_term",
+    "workload_api_objects",
+]
 
 RENDERS = ("affinity", "kueue", "kai", "workload")
 KAI_API = "kai.scheduler/v1alpha1"
@@ -61,7 +68,7 @@ def affinity_patches(
     """One node-affinity patch per component of the placed gangs."""
     terms: dict[str, list[dict[str, Any]]] = {}
     for plan in placed(plans):
-        expressions = _expressions(plan, topology)
+        expressions = node_selector_term(plan, topology)
         for component in with_companions(view, plan.request.components):
             known = terms.setdefault(component, [])
             if expressions not in known:
@@ -143,7 +150,9 @@ def workload_api_objects(
     return result
 
 
-def _expressions(plan: GangPlan, topology: Topology) -> dict[str, Any]:
+def node_selector_term(plan: GangPlan, topology: Topology) -> dict[str, Any]:
+    """The node-selector term that holds a placed gang: its domain's level labels, coarsest
+    first (rack names repeat across blocks), or the top-level domains it spans."""
     assert plan.level is not None
     if plan.level == CLUSTER:  # spread over top-level domains: name each one used
         assert plan.placement is not None
