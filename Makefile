@@ -35,6 +35,10 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/placement_gang_speed.py --policy wlmap,kueue-bestfit
 	$(BIN)/python benchmarks/placement_gangs.py
 	$(BIN)/python benchmarks/placement_gang_optimum.py
+	$(BIN)/python benchmarks/placement_faults.py --paired
+	$(BIN)/python benchmarks/placement_dra.py
+	$(BIN)/python benchmarks/placement_dra_speed.py
+	$(BIN)/python benchmarks/placement_fgd.py --jobs 2
 
 schema: $(STAMP)
 	$(BIN)/python -m wlmap.definitions.schema deploy/crds
