@@ -9,63 +9,14 @@ reported as a ``PlacementInputError`` naming the file, the line and the column.
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from wlmap.errors import PlacementInputError
 from wlmap.placement.model import Node, Pod, request_problem
+from wlmap.placement.readers.csv_rows import csv_rows
 
 NODE_COLUMNS = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
 POD_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli")
-
-
-def _rows(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line number, row) for each data row; the header must name every required column."""
-    try:
-        handle = path.open(newline="", encoding="utf-8")
-    except OSError as exc:
-        raise PlacementInputError(
-            f"cannot open: {exc.strerror or exc}", file=str(path), row=None, column=None
-        ) from None
-    with handle:
-        reader = csv.DictReader(handle)
-        try:
-            header = reader.fieldnames
-        except (UnicodeDecodeError, csv.Error) as exc:
-            raise PlacementInputError(
-                f"not a readable CSV file: {exc}", file=str(path), row=1, column=None
-            ) from None
-        if not header:
-            raise PlacementInputError(
-                f"empty file; expected a header row with {', '.join(required)}",
-                file=str(path),
-                row=1,
-                column=None,
-            )
-        for name in required:
-            if name not in header:
-                raise PlacementInputError(
-                    f"missing column; the header has {', '.join(header)}",
-                    file=str(path),
-                    row=1,
-                    column=name,
-                )
-        try:
-            for row in reader:
-                line = reader.line_num
-                if None in row or any(row[c] is None for c in required):
-                    raise PlacementInputError(
-                        f"expected {len(header)} fields as in the header",
-                        file=str(path),
-                        row=line,
-                        column=None,
-                    )
-                yield line, row
-        except (UnicodeDecodeError, csv.Error) as exc:
-            raise PlacementInputError(
-                f"not readable as CSV: {exc}", file=str(path), row=reader.line_num, column=None
-            ) from None
 
 
 def _integer(path: Path, line: int, row: dict[str, str], column: str) -> int:
@@ -88,7 +39,7 @@ def read_openb_nodes(path: str | Path) -> list[Node]:
     source = Path(path)
     nodes: list[Node] = []
     seen: dict[str, int] = {}
-    for line, row in _rows(source, NODE_COLUMNS):
+    for line, row in csv_rows(source, NODE_COLUMNS):
         name = row["sn"].strip()
         if not name:
             raise PlacementInputError("empty node name", file=str(source), row=line, column="sn")
@@ -125,7 +76,7 @@ def read_openb_pods(path: str | Path) -> list[Pod]:
     """The pods of an openb pod list, in file order."""
     source = Path(path)
     pods: list[Pod] = []
-    for line, row in _rows(source, POD_COLUMNS):
+    for line, row in csv_rows(source, POD_COLUMNS):
         spec = (row.get("gpu_spec") or "").strip()
         models = frozenset(m.strip() for m in spec.split("|") if m.strip())
         pod = Pod(

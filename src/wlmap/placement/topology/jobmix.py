@@ -25,8 +25,6 @@ platform.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import random
 from dataclasses import dataclass
@@ -35,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from wlmap.errors import PlacementInputError
+from wlmap.placement.readers.csv_rows import csv_rows
 from wlmap.placement.topology.gang import Gang
 from wlmap.placement.topology.scenarios import Scenario
 
@@ -170,18 +169,9 @@ def tiresias_durations(path: str | Path) -> tuple[float, ...]:
         PlacementInputError: the file or column is missing or a duration is not > 0.
     """
     file = str(path)
-    try:
-        text = Path(file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlacementInputError(
-            f"cannot read it: {exc}", file=file, row=None, column=None
-        ) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    if "duration" not in (reader.fieldnames or []):
-        raise PlacementInputError("missing column", file=file, row=1, column="duration")
     found = []
-    for row in reader:
-        value = (row.get("duration") or "").strip()
+    for line, row in csv_rows(Path(file), ("duration",)):
+        value = row["duration"].strip()
         try:
             seconds = float(value)
         except ValueError:
@@ -190,7 +180,7 @@ def tiresias_durations(path: str | Path) -> tuple[float, ...]:
             raise PlacementInputError(
                 f"expected seconds > 0, got {value!r}",
                 file=file,
-                row=reader.line_num,
+                row=line,
                 column="duration",
             )
         found.append(seconds)

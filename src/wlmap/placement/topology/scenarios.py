@@ -29,14 +29,13 @@ Bad input is a :class:`PlacementInputError` naming the file, row and column.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from wlmap.errors import PlacementInputError
 from wlmap.placement.model import Node
+from wlmap.placement.readers.csv_rows import csv_rows
 from wlmap.placement.readers.kube_nodes import read_kube_nodes
 from wlmap.placement.topology.quality import TierWeights, default_weights
 from wlmap.placement.topology.tree import Topology, TopologyError, build_topology
@@ -234,30 +233,7 @@ def _build(levels: Sequence[str], nodes: Sequence[Node], file: str) -> Topology:
 
 def _csv_rows(file: str, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]:
     """The rows of a CSV with their 1-based line numbers (the header is line 1)."""
-    try:
-        text = Path(file).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlacementInputError(
-            f"cannot read it: {exc}", file=file, row=None, column=None
-        ) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [h.strip() for h in reader.fieldnames or []]
-    reader.fieldnames = header
-    for column in columns:
-        if column not in header:
-            raise PlacementInputError(
-                f"missing column (the header has {', '.join(header) or 'nothing'})",
-                file=file,
-                row=1,
-                column=column,
-            )
-    rows = []
-    for row in reader:
-        if None in row.values() or None in row:
-            raise PlacementInputError(
-                f"expected {len(header)} fields", file=file, row=reader.line_num, column=None
-            )
-        rows.append((reader.line_num, {k: v for k, v in row.items() if k is not None}))
+    rows = list(csv_rows(Path(file), columns))
     if not rows:
         raise PlacementInputError("no data rows", file=file, row=None, column=None)
     return rows
