@@ -35,11 +35,12 @@ Run: ``python benchmarks/placement_dra.py [--nodes 64] [--gangs 400] [--seeds 1-
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime
 import statistics
 from pathlib import Path
 from typing import Any
+
+from _results import write_rows
 
 from wlmap.placement.dra.scenario import POLICIES, run_scenario
 
@@ -93,11 +94,7 @@ def main() -> None:
             f"gangs/s x{ours['gangs_per_s'] / base['gangs_per_s']:.2f}"
         )
     out = args.out or RESULTS / f"placement_dra-{datetime.date.today().isoformat()}.csv"
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {out}")
+    print(f"wrote {write_rows(out, rows)}")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ Run: ``python benchmarks/placement_dra_speed.py [--nodes 1000] [--pods 400] [--g
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime
 import random
 import statistics
@@ -36,6 +35,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from _results import write_rows
 
 from wlmap.placement.dra import DeviceState, GangPlanner, PodClaims, first_fit_gang, read_dra
 from wlmap.placement.dra.gang import GangAllocation
@@ -142,11 +143,7 @@ def main() -> None:
             )
 
     out = args.out or RESULTS / f"placement_dra_speed-{datetime.date.today().isoformat()}.csv"
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {out}")
+    print(f"wrote {write_rows(out, rows)}")
 
 
 if __name__ == "__main__":

@@ -43,11 +43,12 @@ Run: ``python benchmarks/placement_faults.py [--smoke] [--paired] [--seeds 1-5]
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime
 import statistics
 from collections.abc import Callable
 from pathlib import Path
+
+from _results import write_rows
 
 from wlmap.placement.topology import scenarios
 from wlmap.placement.topology.faults import (
@@ -355,10 +356,7 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     tag = ("-paired" if args.paired else "") + (f"-{args.tag}" if args.tag else "")
     path = RESULTS / f"placement_faults-{datetime.date.today().isoformat()}{tag}.csv"
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(out[0]))
-        writer.writeheader()
-        writer.writerows(out)
+    write_rows(path, out)
     print(f"\nwrote {path.relative_to(ROOT.parent)}")
 
 

@@ -19,7 +19,6 @@ Run: ``python benchmarks/placement_fgd.py [--traces default,cpu050] [--policies 
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime
 import statistics
 import sys
@@ -27,6 +26,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from pathlib import Path
+
+from _results import write_rows
 
 from wlmap.placement.model import Node, Pod
 from wlmap.placement.policy import POLICIES
@@ -210,11 +211,7 @@ def main() -> int:
     print(f"{len(jobs)} runs in {time.perf_counter() - started:.0f} s with {args.jobs} process(es)")
     table(rows, traces, policies)
     out = args.out or RESULTS / f"placement_fgd-{datetime.date.today().isoformat()}.csv"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(out, rows, SUMMARY_COLUMNS)
     print(f"summary: {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
     return 0
 

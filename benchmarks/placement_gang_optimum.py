@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from _results import write_rows
 
 from wlmap.placement.model import Node
 from wlmap.placement.topology import (
@@ -224,12 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"  {name}: wlmap refused {tally.refused_feasible} gangs that fit", file=sys.stderr
             )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {args.out}")
+    print(f"wrote {write_rows(args.out, rows)}")
     return 0
 
 

@@ -20,13 +20,14 @@ Run: ``python benchmarks/placement_gangs.py [--smoke] [--seeds 3] [--hours 24]
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from _results import write_rows
 
 from wlmap.placement.topology.jobmix import JobMix, describe, synthetic_jobs
 from wlmap.placement.topology.registry import GANG_POLICIES, make_gang_policy
@@ -141,11 +142,7 @@ def _cell(value: float | None) -> str:
 def write(rows: list[dict[str, Any]], stem: str) -> None:
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{stem}-{datetime.date.today().isoformat()}.csv"
-    columns = list(dict.fromkeys(k for row in rows for k in row))
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns, restval="", lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({k: "" if v is None else v for k, v in row.items()} for row in rows)
+    write_rows(path, rows)
     print(
         f"rows: {path.relative_to(RESULTS.parent.parent) if path.is_relative_to(RESULTS) else path}"
     )
