@@ -60,3 +60,23 @@ def file_option(
         type=click.Path(allow_dash=True),
         help=help,
     )
+
+
+def levels_option(
+    *, required: bool, metavar: str = "KEY[,KEY...]", help: str
+) -> Callable[[Any], Any]:
+    """``--levels``: topology level keys, coarsest first, comma-separated or repeated; the
+    command gets them as one list of keys."""
+
+    def keys(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> list[str]:
+        return [k.strip() for value in values for k in value.split(",") if k.strip()]
+
+    return click.option(
+        "--levels",
+        "levels",
+        multiple=True,
+        required=required,
+        metavar=metavar,
+        callback=keys,
+        help=help,
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from wlmap.cli._session import Session
-from wlmap.cli.commands._base import command, file_option
+from wlmap.cli.commands._base import command, file_option, levels_option
 
 SHORT_HELP = "Where a workload's gangs would go on a cluster now, or why not."
 RENDER_CHOICES = ("affinity", "kueue", "kai", "workload")
@@ -33,10 +33,7 @@ RENDER_CHOICES = ("affinity", "kueue", "kai", "workload")
     metavar="NAME",
     help="A kubeconfig context whose cluster is read live (repeatable: clusters are ranked).",
 )
-@click.option(
-    "--levels",
-    "levels",
-    multiple=True,
+@levels_option(
     required=True,
     metavar="KEY,KEY[,kubernetes.io/hostname]",
     help="Node-label keys of the topology levels, coarsest first.",
@@ -74,7 +71,7 @@ def plan(
     files: tuple[str, ...],
     clusters: tuple[str, ...],
     contexts: tuple[str, ...],
-    levels: tuple[str, ...],
+    levels: list[str],
     namespace: str | None,
     policy: str,
     objective: str | None,
@@ -94,13 +91,12 @@ def plan(
         raise click.UsageError("give the workload as TYPE/NAME or with -f FILE (one of them)")
     if target and "/" not in target:
         raise click.UsageError(f"expected TYPE/NAME, got {target!r}")
-    keys = [k.strip() for value in levels for k in value.split(",") if k.strip()]
     chosen = run.policy_factory(policy, objective)
     found = run.workloads(session, files, target, namespace)
     sources = [("dump", c) for c in clusters] + [("context", c) for c in contexts]
     if not sources:
         sources = [("context", session.context or "")]
-    ranked = run.plan_clusters(session, sources, keys, found, chosen)
+    ranked = run.plan_clusters(session, sources, levels, found, chosen)
     if render:
         session.output.document(run.rendered(session, ranked[0], render), fmt or "yaml")
     elif fmt in ("json", "yaml"):

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from wlmap.cli._session import Session
-from wlmap.cli.commands._base import command, file_option
+from wlmap.cli.commands._base import command, file_option, levels_option
 from wlmap.cli.commands._simulate_options import (
     render_rows,
     rows_options,
@@ -36,11 +36,8 @@ _NAMES = "lingjun|gb200|kueue-tas|n256g8|FILE"
     type=click.Path(dir_okay=False),
     help="A Kubernetes node list to place a workload's gangs on (with -f and --levels).",
 )
-@click.option(
-    "--levels",
-    "levels",
-    multiple=True,
-    metavar="KEY[,KEY...]",
+@levels_option(
+    required=False,
     help="Node-label keys of the topology levels, coarsest first (for a node list).",
 )
 @file_option(required=False, help="A workload whose gangs to place (with --nodes).")
@@ -102,7 +99,7 @@ def gangs(
     session: Session,
     topology: str | None,
     nodes: str | None,
-    levels: tuple[str, ...],
+    levels: list[str],
     files: tuple[str, ...],
     blocks: int,
     policies: tuple[str, ...],
@@ -122,11 +119,10 @@ def gangs(
     """
     from wlmap.cli.commands import _gang_simulation as run  # noqa: PLC0415 - loads the engine
 
-    keys = [k.strip() for value in levels for k in value.split(",") if k.strip()]
     if files:
         if (nodes is None) == (topology is None):
             raise click.UsageError("with -f, give the cluster with --nodes FILE or --topology")
-        scenario = run.scenario_of(nodes or topology or "", keys, blocks)
+        scenario = run.scenario_of(nodes or topology or "", levels, blocks)
         policy = run.placing_policy(policies)
         warnings: list[str] = []
         items = run.assignment_items(
@@ -143,7 +139,7 @@ def gangs(
         return
     if topology is None:
         raise click.UsageError("give the cluster with --topology " + _NAMES)
-    scenario = run.scenario_of(topology, keys, blocks)
+    scenario = run.scenario_of(topology, levels, blocks)
     rows, notes = run.simulation_rows(
         scenario,
         run.policy_names(policies),
