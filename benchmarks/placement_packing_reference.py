@@ -20,7 +20,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from wlmap.placement.arrivals import tune_to_capacity
+from wlmap.placement.arrivals import arrived_at_capacity, tune_to_capacity
 from wlmap.placement.model import MILLI, Pod
 from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
 
@@ -46,16 +46,6 @@ def packed_pct(pods: list[Pod], capacity: int) -> float:
         if left > 0:
             bisect.insort(gaps, left)
     return 100.0 * (whole + placed) / capacity
-
-
-def arrived_at_capacity(pods: list[Pod], capacity: int) -> list[Pod]:
-    arrived, total = [], 0
-    for pod in pods:
-        arrived.append(pod)
-        total += pod.gpu_demand_milli
-        if total >= capacity:
-            break
-    return arrived
 
 
 def main() -> int:

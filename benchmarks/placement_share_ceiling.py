@@ -29,8 +29,8 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from wlmap.placement.arrivals import tune_to_capacity
-from wlmap.placement.model import MILLI, Pod
+from wlmap.placement.arrivals import arrived_at_capacity, tune_to_capacity
+from wlmap.placement.model import MILLI
 from wlmap.placement.policies._share_plan import share_plan
 from wlmap.placement.policy import make_policy
 from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
@@ -38,16 +38,6 @@ from wlmap.placement.simulator import place_each
 from wlmap.placement.state import ClusterState
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces" / "openb"
-
-
-def arrived_at_capacity(pods: list[Pod], capacity: int) -> list[Pod]:
-    arrived, total = [], 0
-    for pod in pods:
-        arrived.append(pod)
-        total += pod.gpu_demand_milli
-        if total >= capacity:
-            break
-    return arrived
 
 
 def measure(trace: str, policy: str, seed: int) -> dict[str, float]:

@@ -63,4 +63,16 @@ def tune_to_capacity(
     return arrivals
 
 
-__all__ = ["tune_to_capacity"]
+def arrived_at_capacity(pods: Sequence[Pod], capacity_gpu_milli: int) -> list[Pod]:
+    """The first pods of ``pods`` up to and including the one whose arrival brings the GPU
+    request to ``capacity_gpu_milli`` (100 % arrived)."""
+    arrived, total = [], 0
+    for pod in pods:
+        arrived.append(pod)
+        total += pod.gpu_demand_milli
+        if total >= capacity_gpu_milli:
+            break
+    return arrived
+
+
+__all__ = ["arrived_at_capacity", "tune_to_capacity"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from tests.traces import openb
-from wlmap.placement.arrivals import tune_to_capacity
+from wlmap.placement.arrivals import arrived_at_capacity, tune_to_capacity
 from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
 from wlmap.placement.state import ClusterState
 
@@ -43,3 +43,12 @@ def test_same_seed_same_sequence_other_seed_other_sequence() -> None:
     first = tune_to_capacity(pods, cap, seed=42)
     assert first == tune_to_capacity(list(reversed(pods)), cap, seed=42)
     assert first != tune_to_capacity(pods, cap, seed=43)
+
+
+def test_arrived_at_capacity_stops_at_the_pod_that_reaches_it() -> None:
+    pods = read_openb_pods(openb("default"))
+    cap = capacity()
+    arrived = arrived_at_capacity(tune_to_capacity(pods, cap, seed=42), cap)
+    total = sum(p.gpu_demand_milli for p in arrived)
+    # the last pod brings the request to the capacity; without it the request is short
+    assert total >= cap > total - arrived[-1].gpu_demand_milli
