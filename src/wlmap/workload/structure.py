@@ -269,7 +269,7 @@ def _scales(
     if minimum is None and maximum is None:  # the common case: replicas alone
         scales = []
         for value in reading.values(replicas, _SCALE_PATHS[0]):
-            if type(value) is int:
+            if type(value) is int and 0 <= value <= MAX_COUNT:
                 scale = _BY_REPLICAS.get(value)
                 scales.append(Scale(value) if scale is None else scale)
             else:

@@ -80,6 +80,18 @@ def test_impossible_replicas_are_located_errors(value: Any) -> None:
         interpret(COUNTED, obj, strict=True)
 
 
+@pytest.mark.parametrize("value", [-5, MAX_COUNT + 1, 10**40], ids=repr)
+def test_impossible_replicas_alone_are_located_errors(value: Any) -> None:
+    # the catalog's JobSet reads replicas alone, without minReplicas or maxReplicas
+    obj = jobset(value)
+    view = interpret(builtin_registry().for_object(obj), obj)
+    assert any("replicasPath gave" in w for w in view.warnings), view.warnings
+    assert view.total_pods >= 0
+    assert all(0 <= g.min_member <= MAX_COUNT for g in view.gang_groups)
+    with pytest.raises(WorkloadShapeError, match="replicasPath"):
+        interpret(builtin_registry().for_object(obj), obj, strict=True)
+
+
 @pytest.mark.parametrize("value", [-5, 1e38, "1e38"], ids=repr)
 def test_impossible_minimum_is_a_located_error(value: Any) -> None:
     view = interpret(COUNTED, jobset(1, value))
