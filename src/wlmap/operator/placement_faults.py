@@ -1,0 +1,252 @@
+"""Faults, live: pods of placed gangs on a faulty node are evicted, and their replacements
+join the rest of the gang in its domain.
+
+A node is faulty (:func:`fault_of`) when its ``Ready`` condition is not ``True``, when it
+carries the ``node.kubernetes.io/unreachable`` or ``node.kubernetes.io/not-ready`` taint,
+or when a GPU health check marked it: the taint ``wlmap.dev/gpu-unhealthy`` (any effect)
+or a ``GPUUnhealthy`` condition that is ``True``. The controller watches nodes; when one
+turns faulty, the GPU pods bound to it that belong to opted-in workloads are evicted
+through the Eviction API, so disruption budgets are honoured: a refused eviction is
+reported (an Event and the workload's condition) and tried again with backoff while the
+node stays faulty. The workload's controller (the Job or StatefulSet controller) makes the
+replacements, the webhook gates them, and :func:`refill` places them where the
+minimal-movement rule of the fault simulation puts them (:mod:`._fault_plan`): inside the
+gang's domain, narrowed to its healthy nodes, without moving a healthy pod.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import kopf
+
+from wlmap.operator.cache import complete_chain
+from wlmap.operator.gating import is_gated, opted_in
+from wlmap.operator.placement import cluster_objects, owner_of, release, report
+from wlmap.operator.reports import log_name
+from wlmap.operator.state import State
+from wlmap.operator.steps import is_mapped
+from wlmap.sources.cluster import ApiError
+from wlmap.sources.cluster.owners import OwnerLookup
+
+__all__ = ["GPU_CONDITION", "GPU_TAINT", "fault_of", "refill", "register_node_watch"]
+
+log = logging.getLogger("wlmap.operator")
+GPU_TAINT = "wlmap.dev/gpu-unhealthy"
+GPU_CONDITION = "GPUUnhealthy"
+_TAINTS = {
+    "node.kubernetes.io/unreachable": "Unreachable",
+    "node.kubernetes.io/not-ready": "NotReady",
+    GPU_TAINT: "GPUUnhealthy",
+}
+RETRY_FIRST_SECONDS = 2.0
+RETRY_LAST_SECONDS = 30.0
+
+
+def fault_of(node: Mapping[str, Any]) -> str | None:
+    """What is wrong with a node (``NotReady``, ``Unreachable``, ``GPUUnhealthy``), or None."""
+    status = node.get("status") or {}
+    for found in status.get("conditions") or ():
+        kind, value = found.get("type"), found.get("status")
+        if kind == "Ready" and value != "True":
+            return "NotReady" if value == "False" else "Unreachable"
+        if kind == GPU_CONDITION and value == "True":
+            return "GPUUnhealthy"
+    for taint in (node.get("spec") or {}).get("taints") or ():
+        said = _TAINTS.get(str(taint.get("key")))
+        if said is not None:
+            return said
+    return None
+
+
+def register_node_watch(registry: kopf.OperatorRegistry, state: State) -> None:
+    """Watch nodes; evict the placed pods of one that turns faulty."""
+    faulty: dict[str, str] = {}  # node name: what is wrong, while it lasts
+
+    @kopf.on.event("", "v1", "nodes", id="placement-faults", registry=registry)
+    async def on_node(event: Mapping[str, Any], **_: Any) -> None:
+        node = event.get("object") or {}
+        name = str((node.get("metadata") or {}).get("name"))
+        reason = None if event.get("type") == "DELETED" else fault_of(node)
+        if reason is None:
+            faulty.pop(name, None)
+            return
+        if name in faulty or not state.writes:
+            return
+        faulty[name] = reason
+        log.warning("node %s is faulty (%s): evicting the placed pods on it", name, reason)
+        state.spawn(_evict_node(state, faulty, name, reason))
+
+
+async def _evict_node(state: State, faulty: Mapping[str, str], node: str, reason: str) -> None:
+    """Evict the GPU pods of opted-in workloads bound to ``node``, per workload."""
+    from wlmap.placement.plan import pod_gpus  # noqa: PLC0415 - numpy, with placement on
+
+    assert state.cluster is not None
+    found = await state.cluster.request(
+        "GET", "/api/v1/pods", params={"fieldSelector": f"spec.nodeName={node}"}
+    )
+    gangs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    for item in found.get("items") or ():
+        pod = {"apiVersion": "v1", "kind": "Pod", **item}
+        meta = pod.get("metadata") or {}
+        if meta.get("deletionTimestamp") or (pod.get("status") or {}).get("phase") in (
+            "Succeeded",
+            "Failed",
+        ):
+            continue
+        if not meta.get("ownerReferences") or not state.serves_namespace(meta.get("namespace")):
+            continue
+        if not pod_gpus(pod):
+            continue
+        workload = await _workload_of(state, pod)
+        if workload is None or not state.serves(workload) or not opted_in(state, workload):
+            continue
+        uid = str((workload.get("metadata") or {}).get("uid"))
+        gangs.setdefault(uid, (workload, []))[1].append(pod)
+    for workload, pods in gangs.values():
+        state.spawn(_evict_pods(state, faulty, node, reason, workload, pods))
+
+
+async def _evict_pods(
+    state: State,
+    faulty: Mapping[str, str],
+    node: str,
+    reason: str,
+    workload: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+) -> None:
+    """Evict ``pods``; retry the refused ones with backoff while ``node`` stays faulty."""
+    delay = RETRY_FIRST_SECONDS
+    pending = list(pods)
+    while pending and node in faulty:
+        evicted, refused = [], []
+        for pod in pending:
+            try:
+                await _evict(state, pod)
+                evicted.append(_name(pod))
+            except ApiError as exc:
+                if exc.code == 404:  # gone meanwhile
+                    continue
+                if exc.code not in (429, 500, 503):  # budgets refuse with 429
+                    log.error("eviction of %s refused: %s", _name(pod), exc)
+                    await report(state, workload, False, "EvictionFailed", f"{_name(pod)}: {exc}")
+                    continue
+                refused.append((pod, str(exc)))
+        if evicted:
+            await report(
+                state,
+                workload,
+                False,
+                "NodeFault",
+                f"node {node} is {reason}: evicted {', '.join(evicted)}; "
+                "their replacements are placed in the gang's domain",
+            )
+        if refused:
+            names = ", ".join(_name(p) for p, _ in refused)
+            await report(
+                state,
+                workload,
+                False,
+                "EvictionRefused",
+                f"node {node} is {reason}: eviction of {names} refused ({refused[0][1]}); "
+                f"tried again every {RETRY_LAST_SECONDS:g} s at most while the node is faulty",
+            )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_LAST_SECONDS)
+        pending = [p for p, _ in refused]
+    log.info(
+        "node %s: %d pod(s) evicted",
+        node,
+        len(pods) - len(pending),
+        extra={"workload": log_name(workload)},
+    )
+
+
+async def _evict(state: State, pod: Mapping[str, Any]) -> None:
+    """One eviction through the API (``policy/v1`` Eviction), which checks the budgets."""
+    assert state.cluster is not None
+    meta = pod.get("metadata") or {}
+    namespace, name = meta.get("namespace"), meta.get("name")
+    body = {
+        "apiVersion": "policy/v1",
+        "kind": "Eviction",
+        "metadata": {"name": name, "namespace": namespace},
+    }
+    path = f"/api/v1/namespaces/{namespace}/pods/{name}/eviction"
+    await state.cluster.request("POST", path, body=body)
+
+
+async def refill(
+    state: State,
+    obj: Mapping[str, Any],
+    request: Any,
+    members: Sequence[Mapping[str, Any]],
+    pods: Sequence[Mapping[str, Any]],
+) -> bool:
+    """Place the gated replacements of a gang whose other pods are bound, inside its
+    domain; True when they must wait (to be tried again later)."""
+    from wlmap.operator._fault_plan import plan_replacement  # noqa: PLC0415 - numpy
+
+    gated = [p for p in members if is_gated(p)]
+    objects = await cluster_objects(state)
+    faulty = {
+        str((n.get("metadata") or {}).get("name")): reason
+        for n in objects
+        if n.get("kind") == "Node" and (reason := fault_of(n)) is not None
+    }
+    owners = {_controller(p) for p in gated}
+    lost_on = [
+        str((p.get("spec") or {}).get("nodeName"))
+        for p in pods
+        if (p.get("metadata") or {}).get("deletionTimestamp") and _controller(p) in owners
+    ]
+    bound = [
+        p
+        for p in members
+        if not is_gated(p) and (p.get("spec") or {}).get("nodeName") not in (None, *faulty)
+    ]
+    settings = state.settings
+    answer = await asyncio.to_thread(
+        plan_replacement,
+        objects,
+        settings.placement_levels,
+        settings.placement_policy,
+        request,
+        bound,
+        len(gated),
+        lost_on,
+        faulty,
+        owner_of,
+    )
+    if answer.term is None:
+        await report(state, obj, False, "ReplacementWaiting", answer.message)
+        return True
+    await release(state, gated, answer.term)
+    await report(state, obj, True, "Replaced", answer.message)
+    return False
+
+
+async def _workload_of(state: State, pod: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The top-level mapped workload owning a pod, as the handlers find it."""
+    assert state.cluster is not None and state.discovery is not None
+    chain: list[dict[str, Any]] = []
+    if state.cache is not None:
+        chain = await complete_chain(state.cache, pod)
+    else:
+        await OwnerLookup(state.cluster, state.discovery).complete(chain, [pod])
+    mapped = [o for o in chain if is_mapped(state, o)]
+    return mapped[-1] if mapped else None
+
+
+def _controller(pod: Mapping[str, Any]) -> str | None:
+    refs = (pod.get("metadata") or {}).get("ownerReferences") or ()
+    return next((str(r.get("uid")) for r in refs if r.get("controller")), None)
+
+
+def _name(pod: Mapping[str, Any]) -> str:
+    meta = pod.get("metadata") or {}
+    return f"{meta.get('namespace')}/{meta.get('name')}"
