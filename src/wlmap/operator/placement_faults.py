@@ -66,7 +66,10 @@ def register_node_watch(registry: kopf.OperatorRegistry, state: State) -> None:
     """Watch nodes; evict the placed pods of one that turns faulty."""
     faulty: dict[str, str] = {}  # node name: what is wrong, while it lasts
 
-    @kopf.on.event("", "v1", "nodes", id="placement-faults", registry=registry)
+    def concerned(body: kopf.Body, **_: Any) -> bool:  # quiet for the healthy nodes
+        return fault_of(body) is not None or body.get("metadata", {}).get("name") in faulty
+
+    @kopf.on.event("", "v1", "nodes", id="placement-faults", when=concerned, registry=registry)
     async def on_node(event: Mapping[str, Any], **_: Any) -> None:
         node = event.get("object") or {}
         name = str((node.get("metadata") or {}).get("name"))
