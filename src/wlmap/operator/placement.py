@@ -8,6 +8,9 @@ with the configured gang policy. Each pod of a placed gang gets a required node-
 term on the level labels of its gang's domain (ANDed into its own terms; allowed on a
 gated pod) and loses the gate in the same patch; kube-scheduler then binds it inside the
 domain. A gang that does not fit (a required level no domain can hold) stays gated.
+Faulty nodes are left out of plans, and the gated replacements of a gang whose other pods
+are bound (pods lost to a faulty node, or failed) are placed beside them by
+:func:`wlmap.operator.placement_faults.refill`, not planned afresh.
 
 What happened is written as the workload's condition ``WlmapPlacement`` (``True`` placed,
 ``False`` waiting, with the reason: pods still to come, or the plan's shortfall) and, when
@@ -117,10 +120,11 @@ async def place(
 
 async def _plan(state: State, requests: Sequence[Any]) -> tuple[list[Any], Any]:
     """The gangs planned over the cluster's nodes and bound pods."""
+    from wlmap.operator.placement_faults import without_faulty  # noqa: PLC0415 - it imports this
     from wlmap.placement.plan import plan_gangs, read_occupancy  # noqa: PLC0415
     from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415
 
-    objects = await cluster_objects(state)
+    objects = without_faulty(await cluster_objects(state))
     settings = state.settings
 
     def planned() -> tuple[list[Any], Any]:

@@ -32,7 +32,14 @@ from wlmap.operator.steps import is_mapped
 from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.owners import OwnerLookup
 
-__all__ = ["GPU_CONDITION", "GPU_TAINT", "fault_of", "refill", "register_node_watch"]
+__all__ = [
+    "GPU_CONDITION",
+    "GPU_TAINT",
+    "fault_of",
+    "refill",
+    "register_node_watch",
+    "without_faulty",
+]
 
 log = logging.getLogger("wlmap.operator")
 GPU_TAINT = "wlmap.dev/gpu-unhealthy"
@@ -60,6 +67,17 @@ def fault_of(node: Mapping[str, Any]) -> str | None:
         if said is not None:
             return said
     return None
+
+
+def without_faulty(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """``objects`` with each faulty node marked unschedulable, so that a plan leaves it
+    out as it leaves out a cordoned one."""
+    return [
+        {**o, "spec": {**(o.get("spec") or {}), "unschedulable": True}}
+        if o.get("kind") == "Node" and fault_of(o) is not None
+        else o
+        for o in objects
+    ]
 
 
 def register_node_watch(registry: kopf.OperatorRegistry, state: State) -> None:

@@ -9,7 +9,8 @@ from typing import Any
 from wlmap.operator import rbac
 from wlmap.operator._fault_plan import plan_replacement
 from wlmap.operator.placement import owner_of
-from wlmap.operator.placement_faults import GPU_CONDITION, GPU_TAINT, fault_of
+from wlmap.operator.placement_faults import GPU_CONDITION, GPU_TAINT, fault_of, without_faulty
+from wlmap.placement.plan import read_occupancy
 from wlmap.placement.topology.workload_gangs import Intent, WorkloadGang
 
 BLOCK, RACK, HOST = "topology.test/block", "topology.test/rack", "kubernetes.io/hostname"
@@ -76,6 +77,13 @@ def test_a_node_is_faulty_when_not_ready_unreachable_or_its_gpus_are_unhealthy()
     assert fault_of(_node("a", "r0", conditions=gpu_ok)) is None
     other = {"key": "team/reserved", "effect": "NoSchedule"}  # not a fault
     assert fault_of(_node("a", "r0", taints=[other])) is None
+
+
+def test_a_fresh_plan_leaves_faulty_nodes_out() -> None:
+    objects = [*_cluster(), _node("r1-bad", "r1", ready="False")]
+    occupancy = read_occupancy(without_faulty(objects), LEVELS, owner_of, name="cluster")
+    names = {node.name for node in occupancy.topology.nodes}
+    assert "r1-bad" not in names and "r1-n0" in names
 
 
 def test_replacements_go_to_the_gangs_rack_without_the_faulty_node() -> None:
