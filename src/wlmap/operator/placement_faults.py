@@ -18,17 +18,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import kopf
 
+from wlmap.errors import ClusterError, WlmapError
 from wlmap.operator.cache import complete_chain
 from wlmap.operator.gating import is_gated, opted_in
 from wlmap.operator.placement import cluster_objects, owner_of, release, report
 from wlmap.operator.reports import log_name
 from wlmap.operator.state import State
-from wlmap.operator.steps import is_mapped
+from wlmap.operator.steps import is_mapped, retrying
 from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.owners import OwnerLookup
 
@@ -99,7 +100,12 @@ def register_node_watch(registry: kopf.OperatorRegistry, state: State) -> None:
             return
         faulty[name] = reason
         log.warning("node %s is faulty (%s): evicting the placed pods on it", name, reason)
-        state.spawn(_evict_node(state, faulty, name, reason))
+        state.spawn(_retried(state, lambda: _evict_node(state, faulty, name, reason)))
+
+
+async def _retried(state: State, step: Callable[[], Awaitable[None]]) -> None:
+    """Run a step with the operator's retries (the server's failures, with backoff)."""
+    await retrying(state, step)
 
 
 async def _evict_node(state: State, faulty: Mapping[str, str], node: str, reason: str) -> None:
@@ -149,29 +155,28 @@ async def _evict_pods(
             try:
                 await _evict(state, pod)
                 evicted.append(_name(pod))
-            except ApiError as exc:
-                if exc.code == 404:  # gone meanwhile
+            except ClusterError as exc:  # an ApiError, or no answer: tried again
+                code = exc.code if isinstance(exc, ApiError) else None
+                if code == 404:  # gone meanwhile
                     continue
-                if exc.code not in (429, 500, 503):  # budgets refuse with 429
+                if code in (400, 403, 422):  # not a budget (429) or the server's trouble
                     log.error("eviction of %s refused: %s", _name(pod), exc)
-                    await report(state, workload, False, "EvictionFailed", f"{_name(pod)}: {exc}")
+                    await _say(state, workload, "EvictionFailed", f"{_name(pod)}: {exc}")
                     continue
                 refused.append((pod, str(exc)))
         if evicted:
-            await report(
+            await _say(
                 state,
                 workload,
-                False,
                 "NodeFault",
                 f"node {node} is {reason}: evicted {', '.join(evicted)}; "
                 "their replacements are placed in the gang's domain",
             )
         if refused:
             names = ", ".join(_name(p) for p, _ in refused)
-            await report(
+            await _say(
                 state,
                 workload,
-                False,
                 "EvictionRefused",
                 f"node {node} is {reason}: eviction of {names} refused ({refused[0][1]}); "
                 f"tried again every {RETRY_LAST_SECONDS:g} s at most while the node is faulty",
@@ -185,6 +190,15 @@ async def _evict_pods(
         len(pods) - len(pending),
         extra={"workload": log_name(workload)},
     )
+
+
+async def _say(state: State, workload: Mapping[str, Any], reason: str, message: str) -> None:
+    """Set the workload's condition (``False``: its gang is short of pods) and post the
+    Event; a failure to say it is logged, and does not stop the evictions."""
+    try:
+        await report(state, workload, False, reason, message)
+    except ClusterError as exc:
+        log.warning("placement %s: %s (not recorded: %s)", reason, message, exc)
 
 
 async def _evict(state: State, pod: Mapping[str, Any]) -> None:
@@ -231,18 +245,22 @@ async def refill(
         if not is_gated(p) and (p.get("spec") or {}).get("nodeName") not in (None, *faulty)
     ]
     settings = state.settings
-    answer = await asyncio.to_thread(
-        plan_replacement,
-        objects,
-        settings.placement_levels,
-        settings.placement_policy,
-        request,
-        bound,
-        len(gated),
-        lost_on,
-        faulty,
-        owner_of,
-    )
+    try:
+        answer = await asyncio.to_thread(
+            plan_replacement,
+            objects,
+            settings.placement_levels,
+            settings.placement_policy,
+            request,
+            bound,
+            len(gated),
+            lost_on,
+            faulty,
+            owner_of,
+        )
+    except WlmapError as exc:
+        await report(state, obj, False, "CannotPlan", str(exc))
+        return False
     if answer.term is None:
         await report(state, obj, False, "ReplacementWaiting", answer.message)
         return True
