@@ -1,5 +1,5 @@
-"""Faults, live, on the KWOK cluster: a node made NotReady under a running gang has its
-pods evicted by the placement controller; the Job controller makes replacements, the
+"""Faults, live, on the KWOK cluster: a node made NotReady (or tainted GPU-unhealthy)
+under a running gang has its pods evicted by the placement controller; the Job controller makes replacements, the
 webhook gates them, and the controller places them in the gang's rack, off the faulty node,
 without moving a healthy pod. The time from the fault to the last replacement bound is
 printed (not asserted: the machine's load decides it)."""
@@ -15,7 +15,7 @@ import pytest
 
 from tests.integration.clusterparts import FAKE_NODE_ANNOTATION
 from tests.integration.conftest import terminal
-from tests.integration.fakenodes import RACK_LABEL, KwokCluster, is_ready, ready_count
+from tests.integration.fakenodes import RACK_LABEL, KwokCluster, ready_count
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods, pod_template, running
 from tests.integration.operator_process import OperatorProcess, refused_lines
@@ -23,6 +23,7 @@ from tests.integration.placing import OPT_IN, condition, events, gated, start_op
 from tests.integration.serviceaccount import apply_all, kubeconfig, token
 from wlmap.operator import rbac
 from wlmap.operator.admission import policy_manifests
+from wlmap.operator.placement_faults import GPU_TAINT
 
 REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 PODS, GPUS = 6, 4  # two pods to an 8-GPU node: a node's fault takes more than one
@@ -87,6 +88,31 @@ def _heal(kube: Kube, kwok: KwokCluster, name: str) -> None:
     wait_for(lambda: ready_count(kube) >= size, "the healed node Ready", timeout=120)
 
 
+def _taint(kube: Kube, name: str) -> float:
+    """Mark a node's GPUs unhealthy as a health checker would: the documented taint."""
+    current = kube.get("v1", "Node", None, name)
+    assert current is not None
+    taints = [*(current["spec"].get("taints") or ()), {"key": GPU_TAINT, "effect": "NoSchedule"}]
+    kube.patch(current, {"spec": {"taints": taints}})
+    return time.monotonic()
+
+
+def _untaint(kube: Kube, kwok: KwokCluster, name: str) -> None:
+    current = kube.get("v1", "Node", None, name)
+    assert current is not None
+    taints = [t for t in current["spec"].get("taints") or () if t["key"] != GPU_TAINT]
+    kube.patch(current, {"spec": {"taints": taints or None}})
+    size = kwok.topology.size
+    wait_for(lambda: ready_count(kube) >= size, "the node untainted", timeout=60)
+
+
+# each fault: how to cause it, how to end it, and what the controller calls it
+FAULTS = {
+    "not-ready": (_fail, _heal, "NotReady"),
+    "gpu-unhealthy": (_taint, _untaint, "GPUUnhealthy"),
+}
+
+
 def _replacements_bound(
     kube: Kube,
     namespace: str,
@@ -116,12 +142,17 @@ def _replacements_bound(
     return bound if len(bound) >= count else []
 
 
-def test_a_node_made_not_ready_under_a_running_gang_gets_its_pods_replaced_in_its_rack(
+@pytest.mark.parametrize("fault", FAULTS)
+def test_pods_of_a_failed_node_rejoin_their_gang(
     kwok_cluster: KwokCluster,
     kwok_namespace: str,
     placing: OperatorProcess,
     pytestconfig: pytest.Config,
+    fault: str,
 ) -> None:
+    """A running gang's pods on a node that fails (NotReady, or its GPUs marked unhealthy)
+    are evicted and replaced in the gang's rack, off that node, no healthy pod moved."""
+    cause, end, reason = FAULTS[fault]
     kube = kwok_cluster.kube
     job = kube.create(_job("train"), kwok_namespace)
     pods = wait_for(running(kube, kwok_namespace, job, PODS), "the Job's pods Running", 90)
@@ -137,7 +168,7 @@ def test_a_node_made_not_ready_under_a_running_gang_gets_its_pods_replaced_in_it
     healthy = {p["metadata"]["name"]: p["spec"]["nodeName"] for p in pods}
     for name in by_node[faulty]:
         del healthy[name]
-    started = _fail(kube, faulty)
+    started = cause(kube, faulty)
     seen: dict[str, float] = {}
     try:
         new = wait_for(
@@ -150,11 +181,10 @@ def test_a_node_made_not_ready_under_a_running_gang_gets_its_pods_replaced_in_it
         )
         steps = ", ".join(f"{k} +{t - started:.1f} s" for k, t in seen.items())
         (terminal(pytestconfig) or print)(
-            f"node {faulty} NotReady under a {PODS}-pod gang, {lost} pod(s) on it: "
+            f"node {faulty} {reason} under a {PODS}-pod gang, {lost} pod(s) on it: "
             f"fault to last replacement bound {seen['bound'] - started:.2f} s ({steps})"
         )
-        assert not is_ready(kube.get("v1", "Node", None, faulty) or {})
-        nodes = kwok_cluster.nodes()  # the faulty node is no longer KWOK's: not among them
+        nodes = kwok_cluster.nodes()  # a NotReady node is no longer KWOK's: not among them
         for pod in new:
             assert pod["spec"]["nodeName"] != faulty
             assert nodes[pod["spec"]["nodeName"]]["metadata"]["labels"][RACK_LABEL] == rack
@@ -170,10 +200,10 @@ def test_a_node_made_not_ready_under_a_running_gang_gets_its_pods_replaced_in_it
         assert said["status"] == "True"
         assert f"{lost} pod(s) of {GPUS} GPU(s) placed in rack" in said["message"], said
         evicted = events(kube, kwok_namespace, "NodeFault")
-        assert evicted and f"node {faulty} is NotReady" in evicted[0]["message"]
+        assert evicted and f"node {faulty} is {reason}" in evicted[0]["message"]
         assert events(kube, kwok_namespace, "Replaced")
     finally:
-        _heal(kube, kwok_cluster, faulty)
+        end(kube, kwok_cluster, faulty)
     assert refused_lines(placing.output()) == []
 
 
