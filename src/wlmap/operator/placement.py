@@ -10,7 +10,7 @@ gated pod) and loses the gate in the same patch; kube-scheduler then binds it in
 domain. A gang that does not fit (a required level no domain can hold) stays gated.
 Faulty nodes are left out of plans, and the gated replacements of a gang whose other pods
 are bound (pods lost to a faulty node, or failed) are placed beside them by
-:func:`wlmap.operator.placement_faults.refill`, not planned afresh.
+:func:`wlmap.operator._refill.refill`, not planned afresh.
 
 What happened is written as the workload's condition ``WlmapPlacement`` (``True`` placed,
 ``False`` waiting, with the reason: pods still to come, or the plan's shortfall) and, when
@@ -93,7 +93,7 @@ async def place(
     # replacements of a gang whose other pods are bound join them (see placement_faults)
     refills = [i for i in chosen if any(_bound(p) for p in members[i])]
     if refills:
-        from wlmap.operator.placement_faults import refill  # noqa: PLC0415 - it imports this
+        from wlmap.operator._refill import refill  # noqa: PLC0415 - it imports this; numpy
 
         again = [await refill(state, obj, requests[i], members[i], pods) for i in refills]
         chosen = [i for i in chosen if i not in refills]

@@ -9,7 +9,7 @@ turns faulty, the GPU pods bound to it that belong to opted-in workloads are evi
 through the Eviction API, so disruption budgets are honoured: a refused eviction is
 reported (an Event and the workload's condition) and tried again with backoff while the
 node stays faulty. The workload's controller (the Job or StatefulSet controller) makes the
-replacements, the webhook gates them, and :func:`refill` places them where the
+replacements, the webhook gates them, and :func:`._refill.refill` places them where the
 minimal-movement rule of the fault simulation puts them (:mod:`._fault_plan`): inside the
 gang's domain, narrowed to its healthy nodes, without moving a healthy pod.
 """
@@ -23,24 +23,17 @@ from typing import Any
 
 import kopf
 
-from wlmap.errors import ClusterError, WlmapError
+from wlmap.errors import ClusterError
 from wlmap.operator.cache import complete_chain
-from wlmap.operator.gating import is_gated, opted_in
-from wlmap.operator.placement import cluster_objects, owner_of, release, report
+from wlmap.operator.gating import opted_in
+from wlmap.operator.placement import report
 from wlmap.operator.reports import log_name
 from wlmap.operator.state import State
 from wlmap.operator.steps import is_mapped, retrying
 from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.owners import OwnerLookup
 
-__all__ = [
-    "GPU_CONDITION",
-    "GPU_TAINT",
-    "fault_of",
-    "refill",
-    "register_node_watch",
-    "without_faulty",
-]
+__all__ = ["GPU_CONDITION", "GPU_TAINT", "fault_of", "register_node_watch", "say", "without_faulty"]
 
 log = logging.getLogger("wlmap.operator")
 GPU_TAINT = "wlmap.dev/gpu-unhealthy"
@@ -52,6 +45,7 @@ _TAINTS = {
 }
 RETRY_FIRST_SECONDS = 2.0
 RETRY_LAST_SECONDS = 30.0
+CONFLICT_TRIES = 5
 
 
 def fault_of(node: Mapping[str, Any]) -> str | None:
@@ -161,22 +155,24 @@ async def _evict_pods(
                     continue
                 if code in (400, 403, 422):  # not a budget (429) or the server's trouble
                     log.error("eviction of %s refused: %s", _name(pod), exc)
-                    await _say(state, workload, "EvictionFailed", f"{_name(pod)}: {exc}")
+                    await say(state, workload, False, "EvictionFailed", f"{_name(pod)}: {exc}")
                     continue
                 refused.append((pod, str(exc)))
         if evicted:
-            await _say(
+            await say(
                 state,
                 workload,
+                False,
                 "NodeFault",
                 f"node {node} is {reason}: evicted {', '.join(evicted)}; "
                 "their replacements are placed in the gang's domain",
             )
         if refused:
             names = ", ".join(_name(p) for p, _ in refused)
-            await _say(
+            await say(
                 state,
                 workload,
+                False,
                 "EvictionRefused",
                 f"node {node} is {reason}: eviction of {names} refused ({refused[0][1]}); "
                 f"tried again every {RETRY_LAST_SECONDS:g} s at most while the node is faulty",
@@ -192,13 +188,22 @@ async def _evict_pods(
     )
 
 
-async def _say(state: State, workload: Mapping[str, Any], reason: str, message: str) -> None:
-    """Set the workload's condition (``False``: its gang is short of pods) and post the
-    Event; a failure to say it is logged, and does not stop the evictions."""
-    try:
-        await report(state, workload, False, reason, message)
-    except ClusterError as exc:
-        log.warning("placement %s: %s (not recorded: %s)", reason, message, exc)
+async def say(
+    state: State, workload: Mapping[str, Any], holds: bool, reason: str, message: str
+) -> None:
+    """Set the workload's condition and post the Event (read again after a conflict: the workload's controller writes its status as
+    its pods go); a failure to say it is logged, and does not stop the evictions."""
+    for attempt in range(1, CONFLICT_TRIES + 1):
+        try:
+            await report(state, workload, holds, reason, message)
+            return
+        except ApiError as exc:
+            if exc.code != 409 or attempt == CONFLICT_TRIES:
+                log.warning("placement %s: %s (not recorded: %s)", reason, message, exc)
+                return
+        except ClusterError as exc:
+            log.warning("placement %s: %s (not recorded: %s)", reason, message, exc)
+            return
 
 
 async def _evict(state: State, pod: Mapping[str, Any]) -> None:
@@ -215,60 +220,6 @@ async def _evict(state: State, pod: Mapping[str, Any]) -> None:
     await state.cluster.request("POST", path, body=body)
 
 
-async def refill(
-    state: State,
-    obj: Mapping[str, Any],
-    request: Any,
-    members: Sequence[Mapping[str, Any]],
-    pods: Sequence[Mapping[str, Any]],
-) -> bool:
-    """Place the gated replacements of a gang whose other pods are bound, inside its
-    domain; True when they must wait (to be tried again later)."""
-    from wlmap.operator._fault_plan import plan_replacement  # noqa: PLC0415 - numpy
-
-    gated = [p for p in members if is_gated(p)]
-    objects = await cluster_objects(state)
-    faulty = {
-        str((n.get("metadata") or {}).get("name")): reason
-        for n in objects
-        if n.get("kind") == "Node" and (reason := fault_of(n)) is not None
-    }
-    owners = {_controller(p) for p in gated}
-    lost_on = [
-        str((p.get("spec") or {}).get("nodeName"))
-        for p in pods
-        if (p.get("metadata") or {}).get("deletionTimestamp") and _controller(p) in owners
-    ]
-    bound = [
-        p
-        for p in members
-        if not is_gated(p) and (p.get("spec") or {}).get("nodeName") not in (None, *faulty)
-    ]
-    settings = state.settings
-    try:
-        answer = await asyncio.to_thread(
-            plan_replacement,
-            objects,
-            settings.placement_levels,
-            settings.placement_policy,
-            request,
-            bound,
-            len(gated),
-            lost_on,
-            faulty,
-            owner_of,
-        )
-    except WlmapError as exc:
-        await report(state, obj, False, "CannotPlan", str(exc))
-        return False
-    if answer.term is None:
-        await report(state, obj, False, "ReplacementWaiting", answer.message)
-        return True
-    await release(state, gated, answer.term)
-    await report(state, obj, True, "Replaced", answer.message)
-    return False
-
-
 async def _workload_of(state: State, pod: Mapping[str, Any]) -> dict[str, Any] | None:
     """The top-level mapped workload owning a pod, as the handlers find it."""
     assert state.cluster is not None and state.discovery is not None
@@ -279,11 +230,6 @@ async def _workload_of(state: State, pod: Mapping[str, Any]) -> dict[str, Any] |
         await OwnerLookup(state.cluster, state.discovery).complete(chain, [pod])
     mapped = [o for o in chain if is_mapped(state, o)]
     return mapped[-1] if mapped else None
-
-
-def _controller(pod: Mapping[str, Any]) -> str | None:
-    refs = (pod.get("metadata") or {}).get("ownerReferences") or ()
-    return next((str(r.get("uid")) for r in refs if r.get("controller")), None)
 
 
 def _name(pod: Mapping[str, Any]) -> str:
