@@ -12,20 +12,16 @@ from typing import Any
 
 import pytest
 
-from tests.integration.fakenodes import BLOCK_LABEL, HOST_LABEL, RACK_LABEL, KwokCluster
+from tests.integration.fakenodes import RACK_LABEL, KwokCluster
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods, placement, pod_template, running
 from tests.integration.operator_process import OperatorProcess, refused_lines
+from tests.integration.placing import OPT_IN, condition, events, gated, start_operator
 from tests.integration.serviceaccount import apply_all, kubeconfig, token
-from tests.integration.testcluster import free_port
 from wlmap.operator import rbac
 from wlmap.operator.admission import policy_manifests
 
-GATE = "wlmap.dev/placement"
-OPT_IN = "wlmap.dev/placement"
 REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
-CONDITION = "WlmapPlacement"
-WEBHOOK_CONFIGURATION = "wlmap.dev"
 
 
 @pytest.fixture
@@ -40,40 +36,11 @@ def placing(
     labels = {"wlmap.dev/gang": "true", **({OPT_IN: "enabled"} if opted_in else {})}
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kwok_namespace}}
     kube.patch(namespace, {"metadata": {"labels": labels}})
-    process = _operator(kube, kwok_cluster.cluster.kubeconfig, kwok_namespace, tmp_path)
+    process = start_operator(kube, kwok_cluster.cluster.kubeconfig, kwok_namespace, tmp_path)
     try:
         yield process
     finally:
         process.stop()
-
-
-def _operator(kube: Kube, config: Path, namespace: str, folder: Path) -> OperatorProcess:
-    """The operator with placement on, started with a kubeconfig, once its webhook is
-    registered with the API server."""
-    env = {
-        "WLMAP_PLACEMENT": "true",
-        "WLMAP_PLACEMENT_LEVELS": f"{BLOCK_LABEL},{RACK_LABEL},{HOST_LABEL}",
-        "WLMAP_WEBHOOK": f"127.0.0.1:{free_port()}",
-        "WLMAP_LOG_FORMAT": "plain",
-    }
-    process = OperatorProcess(config, namespace, folder / "operator.log", env=env).start()
-    try:
-        wait_for(lambda: _registered(kube, env["WLMAP_WEBHOOK"]), "the gating webhook registered")
-    except AssertionError:
-        process.stop()
-        raise
-    return process
-
-
-def _registered(kube: Kube, address: str) -> bool:
-    found = kube.get(
-        "admissionregistration.k8s.io/v1",
-        "MutatingWebhookConfiguration",
-        None,
-        WEBHOOK_CONFIGURATION,
-    )
-    hooks = (found or {}).get("webhooks") or ()
-    return any(address in str(h.get("clientConfig", {}).get("url", "")) for h in hooks)
 
 
 def _job(name: str, pods: int, gpus: int) -> dict[str, Any]:
@@ -87,27 +54,13 @@ def _job(name: str, pods: int, gpus: int) -> dict[str, Any]:
     }
 
 
-def _gated(pod: dict[str, Any]) -> bool:
-    return any(g.get("name") == GATE for g in pod["spec"].get("schedulingGates") or ())
-
-
-def _condition(kube: Kube, job: dict[str, Any]) -> dict[str, Any] | None:
-    current = kube.get("batch/v1", "Job", job["metadata"]["namespace"], job["metadata"]["name"])
-    conditions = ((current or {}).get("status") or {}).get("conditions") or ()
-    return next((c for c in conditions if c.get("type") == CONDITION), None)
-
-
 def _placed(kube: Kube, job: dict[str, Any]) -> dict[str, Any] | None:
     """The condition once it says ``Placed`` (it says ``WaitingForPods`` before)."""
-    found = _condition(kube, job)
+    found = condition(kube, job)
     return found if found is not None and found["reason"] == "Placed" else None
 
 
-def _events(kube: Kube, namespace: str, reason: str) -> list[dict[str, Any]]:
-    return [e for e in kube.list("v1", "Event", namespace) if e.get("reason") == reason]
-
-
-def test_a_gang_that_requires_one_rack_is_gated_narrowed_released_and_bound_in_one_rack(
+def test_a_gang_that_requires_one_rack_isgated_narrowed_released_and_bound_in_one_rack(
     kwok_cluster: KwokCluster, kwok_namespace: str, placing: OperatorProcess
 ) -> None:
     kube = kwok_cluster.kube
@@ -117,7 +70,7 @@ def test_a_gang_that_requires_one_rack_is_gated_narrowed_released_and_bound_in_o
     assert len(racks) == 1, placing.output()[-3000:]
     (rack,) = racks
     for pod in pods:  # each was narrowed to that rack (with its block), then released
-        assert not _gated(pod)
+        assert not gated(pod)
         terms = pod["spec"]["affinity"]["nodeAffinity"][
             "requiredDuringSchedulingIgnoredDuringExecution"
         ]["nodeSelectorTerms"]
@@ -127,17 +80,17 @@ def test_a_gang_that_requires_one_rack_is_gated_narrowed_released_and_bound_in_o
     said = wait_for(lambda: _placed(kube, job), "the Job's condition saying it was placed")
     assert said["status"] == "True"
     assert f"{RACK_LABEL}={rack}" in said["message"]
-    assert _events(kube, kwok_namespace, "Placed")
+    assert events(kube, kwok_namespace, "Placed")
 
 
-def test_a_gang_no_rack_can_hold_stays_gated_with_the_reason_until_opted_out(
+def test_a_gang_no_rack_can_hold_staysgated_with_the_reason_until_opted_out(
     kwok_cluster: KwokCluster, kwok_namespace: str, placing: OperatorProcess
 ) -> None:
     kube, topology = kwok_cluster.kube, kwok_cluster.topology
     size = topology.hosts + 4  # 20 pods of a whole node each; a rack has 16 nodes
     job = kube.create(_job("too-big", size, topology.gpus), kwok_namespace)
     said = wait_for(
-        lambda: (c := _condition(kube, job)) and c["reason"] == "DoesNotFit" and c,
+        lambda: (c := condition(kube, job)) and c["reason"] == "DoesNotFit" and c,
         "the Job's condition saying why it waits",
         timeout=90,
     )
@@ -145,13 +98,13 @@ def test_a_gang_no_rack_can_hold_stays_gated_with_the_reason_until_opted_out(
     assert "rack" in said["message"] and str(size * topology.gpus) in said["message"], said
     pods = owned_pods(kube, kwok_namespace, job)
     assert len(pods) == size
-    assert all(_gated(p) and not p["spec"].get("nodeName") for p in pods)
-    assert _events(kube, kwok_namespace, "DoesNotFit")
+    assert all(gated(p) and not p["spec"].get("nodeName") for p in pods)
+    assert events(kube, kwok_namespace, "DoesNotFit")
     # opting the namespace out releases the held pods as they were: no domain is imposed
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kwok_namespace}}
     kube.patch(namespace, {"metadata": {"labels": {OPT_IN: None}}})
     released = wait_for(
-        lambda: (p := owned_pods(kube, kwok_namespace, job)) and not any(map(_gated, p)) and p,
+        lambda: (p := owned_pods(kube, kwok_namespace, job)) and not any(map(gated, p)) and p,
         "the Job's pods released",
         timeout=60,
     )
@@ -166,8 +119,8 @@ def test_a_namespace_not_opted_in_gets_no_gates(
     kube = kwok_cluster.kube
     job = kube.create(_job("plain", 4, 8), kwok_namespace)
     pods = wait_for(running(kube, kwok_namespace, job, 4), "the Job's 4 pods Running", timeout=90)
-    assert not any(_gated(p) or p["spec"].get("affinity") for p in pods)
-    assert _condition(kube, job) is None
+    assert not any(gated(p) or p["spec"].get("affinity") for p in pods)
+    assert condition(kube, job) is None
 
 
 def test_the_generated_placement_rbac_and_admission_policy_let_the_controller_work(
@@ -183,7 +136,7 @@ def test_the_generated_placement_rbac_and_admission_policy_let_the_controller_wo
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kwok_namespace}}
     kube.patch(namespace, {"metadata": {"labels": labels}})
     config = kubeconfig(kwok_cluster.cluster, token(kube), tmp_path / "operator.kubeconfig")
-    operator = _operator(kube, config, kwok_namespace, tmp_path)
+    operator = start_operator(kube, config, kwok_namespace, tmp_path)
     try:
         job = kube.create(_job("as-itself", 4, 8), kwok_namespace)
         pods = wait_for(running(kube, kwok_namespace, job, 4), "4 pods Running", timeout=90)

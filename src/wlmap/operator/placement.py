@@ -8,6 +8,9 @@ with the configured gang policy. Each pod of a placed gang gets a required node-
 term on the level labels of its gang's domain (ANDed into its own terms; allowed on a
 gated pod) and loses the gate in the same patch; kube-scheduler then binds it inside the
 domain. A gang that does not fit (a required level no domain can hold) stays gated.
+Faulty nodes are left out of plans, and the gated replacements of a gang whose other pods
+are bound (pods lost to a faulty node, or failed) are placed beside them by
+:func:`wlmap.operator._refill.refill`, not planned afresh.
 
 What happened is written as the workload's condition ``WlmapPlacement`` (``True`` placed,
 ``False`` waiting, with the reason: pods still to come, or the plan's shortfall) and, when
@@ -58,11 +61,11 @@ async def place(
     try:
         requests = gang_requests(view, annotations=meta.get("annotations"))
     except WlmapError as exc:
-        await _report(state, obj, False, "CannotPlan", str(exc))
+        await report(state, obj, False, "CannotPlan", str(exc))
         return False
     if not requests:
         await release(state, gated, None)
-        await _report(state, obj, True, "NoGang", "no gang of GPU pods to place; pods released")
+        await report(state, obj, True, "NoGang", "no gang of GPU pods to place; pods released")
         return False
     component = {p.name: p.component for p in view.pods or ()}
     members: list[list[Mapping[str, Any]]] = []
@@ -84,17 +87,26 @@ async def place(
         if len(own) < request.pods:
             waiting.append(f"{request.name}: {len(own)} of {request.pods} pods exist")
     if waiting:
-        await _report(state, obj, False, "WaitingForPods", "; ".join(waiting), event=False)
+        await report(state, obj, False, "WaitingForPods", "; ".join(waiting), event=False)
         return False
     chosen = [i for i, own in enumerate(members) if any(is_gated(p) for p in own)]
+    # replacements of a gang whose other pods are bound join them (see placement_faults)
+    refills = [i for i in chosen if any(_bound(p) for p in members[i])]
+    if refills:
+        from wlmap.operator._refill import refill  # noqa: PLC0415 - it imports this; numpy
+
+        again = [await refill(state, obj, requests[i], members[i], pods) for i in refills]
+        chosen = [i for i in chosen if i not in refills]
+        if not chosen:
+            return any(again)
     try:
         plans, topology = await _plan(state, [requests[i] for i in chosen])
     except WlmapError as exc:
-        await _report(state, obj, False, "CannotPlan", str(exc))
+        await report(state, obj, False, "CannotPlan", str(exc))
         return False
     short = [f"{p.request.name}: {p.shortfall.text}" for p in plans if p.shortfall is not None]
     if short:
-        await _report(state, obj, False, "DoesNotFit", "; ".join(short))
+        await report(state, obj, False, "DoesNotFit", "; ".join(short))
         return True
     said = []
     for index, plan in zip(chosen, plans, strict=True):
@@ -102,33 +114,39 @@ async def place(
         await release(state, [p for p in members[index] if is_gated(p)], term)
         where = ", ".join(f"{e['key']}={','.join(e['values'])}" for e in term["matchExpressions"])
         said.append(f"{plan.request.name}: {plan.request.pods} pods in {where} ({plan.policy})")
-    await _report(state, obj, True, "Placed", "; ".join(said))
+    await report(state, obj, True, "Placed", "; ".join(said))
     return False
 
 
 async def _plan(state: State, requests: Sequence[Any]) -> tuple[list[Any], Any]:
     """The gangs planned over the cluster's nodes and bound pods."""
+    from wlmap.operator.placement_faults import without_faulty  # noqa: PLC0415 - it imports this
     from wlmap.placement.plan import plan_gangs, read_occupancy  # noqa: PLC0415
     from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415
 
-    assert state.cluster is not None and state.discovery is not None
+    objects = without_faulty(await cluster_objects(state))
+    settings = state.settings
+
+    def planned() -> tuple[list[Any], Any]:
+        occupancy = read_occupancy(objects, settings.placement_levels, owner_of, name="cluster")
+        policy = make_gang_policy(settings.placement_policy)
+        return plan_gangs(occupancy, requests, policy), occupancy.topology
+
+    return await asyncio.to_thread(planned)  # the policies are CPU work
+
+
+async def cluster_objects(state: State) -> list[dict[str, Any]]:
+    """What plans read: the cluster's nodes and bound pods."""
+    assert state.cluster is not None
     cluster = state.cluster
     nodes = await cluster.request("GET", "/api/v1/nodes")
     bound = await cluster.request(
         "GET", "/api/v1/pods", params={"fieldSelector": "spec.nodeName!="}
     )
-    objects = [
+    return [
         *({"apiVersion": "v1", "kind": "Node", **n} for n in nodes.get("items") or ()),
         *({"apiVersion": "v1", "kind": "Pod", **p} for p in bound.get("items") or ()),
     ]
-    settings = state.settings
-
-    def planned() -> tuple[list[Any], Any]:
-        occupancy = read_occupancy(objects, settings.placement_levels, _owner_of, name="cluster")
-        policy = make_gang_policy(settings.placement_policy)
-        return plan_gangs(occupancy, requests, policy), occupancy.topology
-
-    return await asyncio.to_thread(planned)  # the policies are CPU work
 
 
 async def release(
@@ -166,7 +184,7 @@ def _narrowed(node_affinity: Mapping[str, Any], term: Mapping[str, Any]) -> dict
     return result
 
 
-async def _report(
+async def report(
     state: State,
     obj: Mapping[str, Any],
     holds: bool,
@@ -211,11 +229,16 @@ async def _report(
         await post_event(state.cluster, obj, Refusal(reason, message), kind)
 
 
+def _bound(pod: Mapping[str, Any]) -> bool:
+    return not is_gated(pod) and bool((pod.get("spec") or {}).get("nodeName"))
+
+
 def _name(pod: Mapping[str, Any]) -> str:
     return str((pod.get("metadata") or {}).get("name"))
 
 
-def _owner_of(pod: Mapping[str, Any]) -> str:
+def owner_of(pod: Mapping[str, Any]) -> str:
+    """A pod's workload as plans name it: its controller, or the pod itself."""
     meta = pod.get("metadata") or {}
     owner = next((r for r in meta.get("ownerReferences") or () if r.get("controller")), None)
     name = owner.get("name") if owner else meta.get("name")

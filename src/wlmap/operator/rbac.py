@@ -111,7 +111,8 @@ def namespaced_rules(
 ) -> list[dict[str, Any]]:
     """The rules of ClusterRole ``wlmap-operator``: what the operator does inside a served
     namespace, for the definitions of a registry (default: the catalog); with
-    ``placement``, the workloads' status too (the ``WlmapPlacement`` condition)."""
+    ``placement``, the workloads' status too (the ``WlmapPlacement`` condition) and
+    evictions (the pods of placed gangs on a faulty node)."""
     registry = builtin_registry() if registry is None else registry
     grants = _Grants()
     workloads: set[tuple[str, str]] = set(extra_kinds)
@@ -130,6 +131,8 @@ def namespaced_rules(
         if placement:
             grants.add(group, [f"{plural(kind)}/status"], ["patch"])
     grants.add("", ["pods"], (*READ, "patch"))  # the pod link annotation, nothing else
+    if placement:  # pods of placed gangs off a faulty node, through the budgets' check
+        grants.add("", ["pods/eviction"], ["create"])
     for group, kind in sorted(selections):
         grants.add(group, [plural(kind)], READ)
     for group, kind in INTERMEDIATE_OWNERS:  # the operator's cache watches them
@@ -150,9 +153,9 @@ def cluster_rules(
 ) -> list[dict[str, Any]]:
     """The rules of ClusterRole ``wlmap-operator-cluster``: the cluster-scoped reads, needed
     in both modes; with ``placement``, what planning reads (nodes, and the pods bound
-    anywhere, each listed once per plan) and the webhook configurations kopf keeps (it
-    creates them when absent and patches in its URL and certificate; it keeps a validating
-    one too, empty, whenever it manages webhooks)."""
+    anywhere, each listed once per plan), the nodes' watch (faults), and the webhook
+    configurations kopf keeps (it creates them when absent and patches in its URL and
+    certificate; it keeps a validating one too, empty, whenever it manages webhooks)."""
     registry = builtin_registry() if registry is None else registry
     grants = _Grants()
     for group, kind in sorted(k for k, scoped in _references(registry) if not scoped):
@@ -164,7 +167,8 @@ def cluster_rules(
     grants.add("apiextensions.k8s.io", ["customresourcedefinitions"], READ)
     grants.add("", ["namespaces"], ["list", "watch"])
     if placement:
-        grants.add("", ["nodes", "pods"], ["list"])
+        grants.add("", ["pods"], ["list"])
+        grants.add("", ["nodes"], ["list", "watch"])  # faulty nodes are watched
         # kopf keeps both kinds once it manages webhooks: the validating one stays empty
         configurations = ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]
         grants.add("admissionregistration.k8s.io", configurations, ["create", "patch"])
