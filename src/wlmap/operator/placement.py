@@ -50,6 +50,11 @@ async def place(
         await release(state, gated, None)
         log.info("placement off: %d pod(s) released", len(gated), extra={"workload": log_name(obj)})
         return False
+    from wlmap.operator.devices import place_devices  # noqa: PLC0415 - it imports this module
+
+    by_devices = await place_devices(state, obj, view, live)
+    if by_devices is not None:  # a DRA gang: its claims are narrowed, not its domain
+        return by_devices
     # numpy and the policies load with the first plan: the operator runs without them
     from wlmap.placement.plan.render import node_selector_term  # noqa: PLC0415
     from wlmap.placement.topology.workload_gangs import gang_requests  # noqa: PLC0415
