@@ -2,8 +2,9 @@
 whose 4 pods each claim 4 MIG devices of one GPU (``matchAttribute`` on the parent GPU) is
 gated, planned as one gang over ResourceSlices the test publishes, each pod's generated
 claim replaced by one narrowed to the planned devices, released, and allocated and bound
-by kube-scheduler. Every claim keeps its constraint, and the gang's devices share one
-NVLink clique, which first-fit on the same devices does not give."""
+by kube-scheduler, with the operator running as its service account with the generated
+grants. Every claim keeps its constraint, and the gang's devices share one NVLink clique,
+which first-fit on the same devices does not give."""
 
 from __future__ import annotations
 
@@ -18,8 +19,11 @@ import yaml
 from tests.integration.fakenodes import KwokCluster
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods
-from tests.integration.operator_process import OperatorProcess
+from tests.integration.operator_process import OperatorProcess, refused_lines
+from tests.integration.serviceaccount import apply_all, kubeconfig, token
 from tests.integration.test_operator_placement import _operator
+from wlmap.operator import rbac
+from wlmap.operator.admission import policy_manifests
 from wlmap.operator.devices import GANG_ATTRIBUTES, NARROWED_FROM
 from wlmap.placement.dra import DeviceState, PodClaims, aligned, first_fit_gang, read_dra
 
@@ -145,10 +149,17 @@ def _bound(kube: Kube, namespace: str, owner: dict[str, Any]) -> list[dict[str, 
 def placing(
     kwok_cluster: KwokCluster, kwok_namespace: str, tmp_path: Path
 ) -> Iterator[OperatorProcess]:
+    """The operator with placement on, as its own service account with the generated
+    ``rbac --placement`` grants and pod policy, serving the opted-in test namespace."""
     kube = kwok_cluster.kube
+    kube.namespace(rbac.NAMESPACE)
+    apply_all(kube, rbac.manifests(placement=True))
+    apply_all(kube, policy_manifests())
+    labels = {"wlmap.dev/gang": "true", OPT_IN: "enabled"}
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kwok_namespace}}
-    kube.patch(namespace, {"metadata": {"labels": {"wlmap.dev/gang": "true", OPT_IN: "enabled"}}})
-    process = _operator(kube, kwok_cluster.cluster.kubeconfig, kwok_namespace, tmp_path)
+    kube.patch(namespace, {"metadata": {"labels": labels}})
+    config = kubeconfig(kwok_cluster.cluster, token(kube), tmp_path / "operator.kubeconfig")
+    process = _operator(kube, config, kwok_namespace, tmp_path)
     try:
         yield process
     finally:
@@ -217,6 +228,7 @@ def test_a_dra_gang_gets_devices_in_one_clique_that_keep_each_claims_constraint(
     )
     assert "clique" in condition["message"]
     assert made["metadata"]["name"] == "pod"
+    assert refused_lines(placing.output()) == []  # the generated grants suffice
     # first-fit on the same devices: the same claims, kept, but the gang split
     inventory = read_dra([MIG_CLASS, *devices, template])
     gang = [PodClaims(f"pod-{i}", (inventory.claims["mig-devices"],)) for i in range(4)]
