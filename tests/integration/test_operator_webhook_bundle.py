@@ -45,6 +45,7 @@ def bundled(
     }
     configuration["webhooks"][0]["clientConfig"]["service"]["port"] = port
     kube.namespace(rbac.NAMESPACE)
+    kube.delete(configuration)  # the one kopf kept for an earlier test, emptied
     made = [kube.create(service), kube.create(configuration)]
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kwok_namespace}}
     kube.patch(namespace, {"metadata": {"labels": {"wlmap.dev/gang": "true", OPT_IN: "enabled"}}})

@@ -38,6 +38,7 @@ GANG_ATTRIBUTES = "wlmap.dev/device-gang-attributes"  # annotation on the worklo
 NARROWED_FROM = "wlmap.dev/narrowed-from"  # annotation on a replacement claim
 _RESOURCE = "/apis/resource.k8s.io/v1"
 CLAIMS_WAIT_SECONDS = 5.0
+REPORT_TRIES = 5
 
 
 def template_claims(pod: Mapping[str, Any]) -> dict[str, str]:
@@ -74,7 +75,7 @@ async def place_devices(
         inventory = read_dra([*slices, *classes, *templates], "cluster")
         expected = len(workload_claims(view, inventory))
     except WlmapError as exc:
-        await _report(state, obj, False, "CannotPlan", str(exc))
+        await _say(state, obj, False, "CannotPlan", str(exc))
         return False
     pods = sorted(
         (
@@ -86,7 +87,7 @@ async def place_devices(
     )
     if len(pods) < expected:
         said = f"{len(pods)} of {expected} pods with device claims exist"
-        await _report(state, obj, False, "WaitingForPods", said, event=False)
+        await _say(state, obj, False, "WaitingForPods", said, event=False)
         return False
     gated = [p for p in pods if is_gated(p)]
     if not gated:
@@ -95,7 +96,7 @@ async def place_devices(
     unmade = [_name(p) for p in gated if len(_generated(p)) < len(template_claims(p))]
     if unmade:
         said = f"waiting for the claims of {', '.join(unmade)} to be created"
-        await _report(state, obj, False, "WaitingForClaims", said, event=False)
+        await _say(state, obj, False, "WaitingForClaims", said, event=False)
         return True
     by_name = {str((c.get("metadata") or {}).get("name")): c for c in claims}
     attributes = str((meta.get("annotations") or {}).get(GANG_ATTRIBUTES) or "")
@@ -105,10 +106,10 @@ async def place_devices(
             _plan, inventory, gated, claims, gang
         )
     except WlmapError as exc:
-        await _report(state, obj, False, "CannotPlan", str(exc))
+        await _say(state, obj, False, "CannotPlan", str(exc))
         return False
     if allocation is None:
-        await _report(state, obj, False, "DoesNotFit", reason)
+        await _say(state, obj, False, "DoesNotFit", reason)
         return True
     pods_by_name = {_name(p): p for p in gated}
     placed: list[str] = []
@@ -120,10 +121,10 @@ async def place_devices(
             devices = ", ".join(c.device.name for c in choices)
             placed.append(f"{pod_name} on {node} ({devices})")
     except WlmapError as exc:
-        await _report(state, obj, False, "CannotPlan", str(exc))
+        await _say(state, obj, False, "CannotPlan", str(exc))
         return False
     shared = f"; sharing {', '.join(gang)}" if gang else ""
-    await _report(state, obj, True, "Placed", "devices: " + "; ".join(placed) + shared)
+    await _say(state, obj, True, "Placed", "devices: " + "; ".join(placed) + shared)
     return False
 
 
@@ -231,6 +232,27 @@ async def _with_claims(state: State, pods: Sequence[Mapping[str, Any]]) -> list[
                 if exc.code != 404:
                     raise
     return current
+
+
+async def _say(
+    state: State,
+    obj: Mapping[str, Any],
+    holds: bool,
+    reason: str,
+    message: str,
+    *,
+    event: bool = True,
+) -> None:
+    """The placement condition, read and written again when another writer got in
+    between (a Deployment's controller updates its status while its pods start): once
+    the pods are released nothing would bring the report back."""
+    for attempt in range(REPORT_TRIES):
+        try:
+            await _report(state, obj, holds, reason, message, event=event)
+            return
+        except ApiError as exc:
+            if exc.code != 409 or attempt == REPORT_TRIES - 1:
+                raise
 
 
 def _generated(pod: Mapping[str, Any]) -> dict[str, str]:
