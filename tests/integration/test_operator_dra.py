@@ -65,7 +65,9 @@ LAYOUT = (
 )
 
 
-def _slice(node: str, clique: str, gpus: int) -> dict[str, Any]:
+def _slice(node: str, clique: str, gpus: int, test: str) -> dict[str, Any]:
+    """The node's slice; its pool is the test's own, so that claims an earlier test left
+    allocated (their namespace still being deleted) do not hold these devices."""
     devices = []
     for gpu in range(gpus):
         parent = f"GPU-{node}-{gpu}"
@@ -87,25 +89,25 @@ def _slice(node: str, clique: str, gpus: int) -> dict[str, Any]:
     return {
         "apiVersion": RESOURCE,
         "kind": "ResourceSlice",
-        "metadata": {"name": f"wlmap-test-{node}"},
+        "metadata": {"name": f"{test}-{node}"},
         "spec": {
             "driver": DRIVER,
             "nodeName": node,
-            "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+            "pool": {"name": f"{test}-{node}", "generation": 1, "resourceSliceCount": 1},
             "devices": devices,
         },
     }
 
 
 @pytest.fixture
-def devices(kwok_cluster: KwokCluster) -> Iterator[list[dict[str, Any]]]:
+def devices(kwok_cluster: KwokCluster, kwok_namespace: str) -> Iterator[list[dict[str, Any]]]:
     """The MIG class and one slice per node of ``LAYOUT``, removed afterwards."""
     kube = kwok_cluster.kube
     nodes = sorted(kwok_cluster.nodes())[: len(LAYOUT)]
     if kube.get(RESOURCE, "DeviceClass", None, "mig.nvidia.com") is None:
         kube.create(MIG_CLASS)
     made = [
-        kube.create(_slice(node, clique, gpus))
+        kube.create(_slice(node, clique, gpus, kwok_namespace))
         for node, (clique, gpus) in zip(nodes, LAYOUT, strict=True)
     ]
     try:
@@ -198,7 +200,7 @@ def test_a_dra_gang_gets_devices_in_one_clique_that_keep_each_claims_constraint(
         results = claim["status"]["allocation"]["devices"]["results"]
         assert len(results) == 4
         chosen = [by_key[(r["driver"], r["pool"], r["device"])] for r in results]
-        assert {r["pool"] for r in results} == {pod["spec"]["nodeName"]}
+        assert {r["pool"] for r in results} == {f"{kwok_namespace}-{pod['spec']['nodeName']}"}
         # the claim's matchAttribute: its 4 MIG devices are slices of one GPU
         assert len({d["attributes"]["parentUUID"]["string"] for d in chosen}) == 1
         cliques.update(d["attributes"]["cliqueId"]["string"] for d in chosen)
@@ -234,3 +236,42 @@ def test_a_dra_gang_gets_devices_in_one_clique_that_keep_each_claims_constraint(
     gang = [PodClaims(f"pod-{i}", (inventory.claims["mig-devices"],)) for i in range(4)]
     first_fit = first_fit_gang(gang, DeviceState(inventory))
     assert first_fit is not None and not aligned(first_fit, [CLIQUE])
+
+
+def _condition(kube: Kube, namespace: str) -> dict[str, Any] | None:
+    found = kube.get("apps/v1", "Deployment", namespace, "pod") or {}
+    conditions = (found.get("status") or {}).get("conditions") or ()
+    return next((c for c in conditions if c["type"] == "WlmapPlacement"), None)
+
+
+@pytest.mark.skipif(not WORKLOAD.is_file(), reason="the shared corpus is not present")
+def test_a_dra_gang_no_clique_can_hold_stays_gated_with_the_reason(
+    kwok_cluster: KwokCluster,
+    kwok_namespace: str,
+    devices: list[dict[str, Any]],
+    placing: OperatorProcess,
+) -> None:
+    kube = kwok_cluster.kube
+    template, deployment = _corpus(kwok_namespace)
+    deployment["spec"]["replicas"] = 5  # each clique has at most 4 whole GPUs
+    kube.create(template)
+    kube.create(deployment)
+    said = wait_for(
+        lambda: (c := _condition(kube, kwok_namespace)) and c["reason"] == "DoesNotFit" and c,
+        "the Deployment's condition saying why it waits",
+        timeout=90,
+    )
+    assert said["status"] == "False"
+    # each node holds a pod alone, no clique all 5: nothing else is named
+    assert f"{len(LAYOUT)} nodes: fits alone, but not with the rest of the gang" in said["message"]
+    pods = kube.list("v1", "Pod", kwok_namespace)
+    assert len(pods) == 5
+    assert all(
+        any(g["name"] == OPT_IN for g in p["spec"].get("schedulingGates") or ())
+        and not p["spec"].get("nodeName")
+        for p in pods
+    )
+    claims = kube.list(RESOURCE, "ResourceClaim", kwok_namespace)
+    assert claims and not any(
+        (c["metadata"].get("annotations") or {}).get(NARROWED_FROM) for c in claims
+    )
