@@ -15,7 +15,10 @@ chosen devices (:mod:`wlmap.placement.dra.narrowing`) is created with the same o
 pod-claim annotation, the pod's ``status.resourceClaimStatuses`` is pointed at it, and the
 old claim is deleted, in that order: the claim controller finds the pod's claim at every
 step and never makes a third. The pod's gate is then removed; kube-scheduler's allocator
-can give each claim only the planned devices, so the pod lands on their node.
+can give each claim only the planned devices, so the pod lands on their node. A narrowed
+claim records its devices (``wlmap.dev/planned-devices``): until it is allocated no other
+plan takes them, and a pod whose claims were all narrowed before a restart is released
+as it is.
 """
 
 from __future__ import annotations
@@ -25,6 +28,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wlmap.errors import WlmapError
+from wlmap.operator._claims import (
+    NARROWED_FROM,
+    PLANNED,
+    generated,
+    held,
+    narrowed,
+    template_claims,
+)
 from wlmap.operator.gating import is_gated
 from wlmap.operator.placement import FINISHED, _report, release
 from wlmap.operator.state import State
@@ -32,23 +43,12 @@ from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.workload import WorkloadView
 
-__all__ = ["GANG_ATTRIBUTES", "NARROWED_FROM", "place_devices", "template_claims"]
+__all__ = ["GANG_ATTRIBUTES", "NARROWED_FROM", "PLANNED", "place_devices", "template_claims"]
 
 GANG_ATTRIBUTES = "wlmap.dev/device-gang-attributes"  # annotation on the workload
-NARROWED_FROM = "wlmap.dev/narrowed-from"  # annotation on a replacement claim
 _RESOURCE = "/apis/resource.k8s.io/v1"
 CLAIMS_WAIT_SECONDS = 5.0
 REPORT_TRIES = 5
-
-
-def template_claims(pod: Mapping[str, Any]) -> dict[str, str]:
-    """The pod's claim entries made from templates: entry name -> template name."""
-    entries = (pod.get("spec") or {}).get("resourceClaims") or ()
-    return {
-        str(e.get("name")): str(e["resourceClaimTemplateName"])
-        for e in entries
-        if isinstance(e, Mapping) and e.get("resourceClaimTemplateName")
-    }
 
 
 async def place_devices(
@@ -93,12 +93,19 @@ async def place_devices(
     if not gated:
         return False
     gated = await _with_claims(state, gated)
-    unmade = [_name(p) for p in gated if len(_generated(p)) < len(template_claims(p))]
+    unmade = [_name(p) for p in gated if len(generated(p)) < len(template_claims(p))]
     if unmade:
         said = f"waiting for the claims of {', '.join(unmade)} to be created"
         await _say(state, obj, False, "WaitingForClaims", said, event=False)
         return True
     by_name = {str((c.get("metadata") or {}).get("name")): c for c in claims}
+    # narrowed before a restart, not released: their claims hold the plan already
+    done = [p for p in gated if all(narrowed(by_name.get(c)) for c in generated(p).values())]
+    if done:
+        await release(state, done, None)
+        gated = [p for p in gated if p not in done]
+        if not gated:
+            return False
     attributes = str((meta.get("annotations") or {}).get(GANG_ATTRIBUTES) or "")
     gang = [a.strip() for a in attributes.split(",") if a.strip()]
     try:
@@ -111,21 +118,33 @@ async def place_devices(
     if allocation is None:
         await _say(state, obj, False, "DoesNotFit", reason)
         return True
-    pods_by_name = {_name(p): p for p in gated}
-    placed: list[str] = []
     try:
-        for pod_name, node, choices in allocation.pods:
-            pod = pods_by_name[pod_name]
-            await _narrow(state, pod, by_name, inventory, choices, identifying)
-            await release(state, [pod], None)
-            devices = ", ".join(c.device.name for c in choices)
-            placed.append(f"{pod_name} on {node} ({devices})")
+        placed = await _apply(state, allocation, gated, by_name, inventory, identifying)
     except WlmapError as exc:
         await _say(state, obj, False, "CannotPlan", str(exc))
         return False
     shared = f"; sharing {', '.join(gang)}" if gang else ""
     await _say(state, obj, True, "Placed", "devices: " + "; ".join(placed) + shared)
     return False
+
+
+async def _apply(
+    state: State,
+    allocation: Any,
+    gated: Sequence[Mapping[str, Any]],
+    claims: Mapping[str, Mapping[str, Any]],
+    inventory: Any,
+    identifying: Mapping[str, str],
+) -> list[str]:
+    """Narrow each planned pod's claims and release it; what was placed where."""
+    pods = {_name(p): p for p in gated}
+    placed = []
+    for pod_name, node, choices in allocation.pods:
+        await _narrow(state, pods[pod_name], claims, inventory, choices, identifying)
+        await release(state, [pods[pod_name]], None)
+        devices = ", ".join(c.device.name for c in choices)
+        placed.append(f"{pod_name} on {node} ({devices})")
+    return placed
 
 
 def _plan(
@@ -139,7 +158,7 @@ def _plan(
 
     devices = {d.key: d for d in inventory.devices}
     state = DeviceState(inventory)
-    state.take(devices[key] for claim in claims for key in _allocated(claim) if key in devices)
+    state.take(devices[key] for claim in claims for key in held(claim) if key in devices)
     pods = [
         PodClaims(_name(p), tuple(inventory.claims[t] for t in template_claims(p).values()))
         for p in gated
@@ -164,12 +183,12 @@ async def _narrow(
     assert state.cluster is not None
     meta = pod.get("metadata") or {}
     namespace, name = meta.get("namespace"), meta.get("name")
-    statuses = _generated(pod)
+    statuses = generated(pod)
     templates = template_claims(pod)
     replaced = dict(statuses)
     for entry, template in templates.items():
         old = claims.get(statuses[entry])
-        if old is None or (old.get("metadata") or {}).get("annotations", {}).get(NARROWED_FROM):
+        if old is None or narrowed(old):
             continue  # gone meanwhile, or narrowed before a restart
         label = inventory.claims[template].name
         own = [c for c in choices if c.claim == label]
@@ -184,6 +203,7 @@ async def _narrow(
                 "annotations": {
                     **(old_meta.get("annotations") or {}),
                     NARROWED_FROM: old_meta["name"],
+                    PLANNED: ",".join("/".join(c.device.key) for c in own),
                 },
                 "ownerReferences": old_meta.get("ownerReferences") or [],
             },
@@ -219,7 +239,7 @@ async def _with_claims(state: State, pods: Sequence[Mapping[str, Any]]) -> list[
     assert state.cluster is not None
     current = list(pods)
     for _ in range(int(CLAIMS_WAIT_SECONDS / 0.5)):
-        missing = [i for i, p in enumerate(current) if len(_generated(p)) < len(template_claims(p))]
+        missing = [i for i, p in enumerate(current) if len(generated(p)) < len(template_claims(p))]
         if not missing:
             break
         await asyncio.sleep(0.5)
@@ -253,22 +273,6 @@ async def _say(
         except ApiError as exc:
             if exc.code != 409 or attempt == REPORT_TRIES - 1:
                 raise
-
-
-def _generated(pod: Mapping[str, Any]) -> dict[str, str]:
-    """Entry name -> the claim made for it, as the pod's status records them."""
-    statuses = (pod.get("status") or {}).get("resourceClaimStatuses") or ()
-    return {
-        str(s.get("name")): str(s["resourceClaimName"])
-        for s in statuses
-        if isinstance(s, Mapping) and s.get("resourceClaimName")
-    }
-
-
-def _allocated(claim: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    allocation = (claim.get("status") or {}).get("allocation") or {}
-    results = (allocation.get("devices") or {}).get("results") or ()
-    return [(str(r.get("driver")), str(r.get("pool")), str(r.get("device"))) for r in results]
 
 
 async def _list(state: State, path: str) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from wlmap.operator import rbac
+from wlmap.operator._claims import NARROWED_FROM, PLANNED, held, narrowed
 from wlmap.operator.devices import template_claims
 
 DRA = "resource.k8s.io"
@@ -42,3 +43,19 @@ def test_replacing_claims_is_granted_only_with_placement() -> None:
     for resource in ("resourceslices", "deviceclasses", "resourceclaims"):
         assert _verbs(rbac.cluster_rules(), DRA, resource) == set()
         assert _verbs(rbac.cluster_rules(placement=True), DRA, resource) == {"list"}
+
+
+def test_a_narrowed_claim_holds_its_planned_devices_until_allocated() -> None:
+    planned = "gpu.nvidia.com/node-a/gpu-0,gpu.nvidia.com/rack-1/node-b/gpu-3"
+    claim: dict[str, Any] = {
+        "metadata": {"annotations": {NARROWED_FROM: "pod-0-gpus-abcde", PLANNED: planned}}
+    }
+    assert narrowed(claim)
+    assert held(claim) == [
+        ("gpu.nvidia.com", "node-a", "gpu-0"),
+        ("gpu.nvidia.com", "rack-1/node-b", "gpu-3"),  # a pool name may hold slashes
+    ]
+    result = {"driver": "gpu.nvidia.com", "pool": "node-a", "device": "gpu-1", "request": "r"}
+    claim["status"] = {"allocation": {"devices": {"results": [result]}}}
+    assert held(claim) == [("gpu.nvidia.com", "node-a", "gpu-1")]  # the allocation wins
+    assert not narrowed({"metadata": {}}) and not narrowed(None)
