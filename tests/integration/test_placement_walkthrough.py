@@ -5,12 +5,14 @@ The commands are read from the walkthrough's console block and run with ``kubect
 folder holding the Job's file; the Job's generated name replaces the one the doc shows.
 The operator runs as a local process with the settings the walkthrough names. Each step's
 output is checked for what the walkthrough says it shows: the rack planned before
-submitting is the rack the controller chose, the pods are bound there ungated and narrowed
-to it, and planning the submitted Job by name gives the same rack.
+submitting is the rack the controller chose, every pod was created gated (a watch replayed
+from before the submission), the pods are bound there ungated and narrowed to it, and
+planning the submitted Job by name gives the same rack.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -18,6 +20,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +29,7 @@ from tests.integration.fakenodes import RACK_LABEL, KwokCluster
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import placement
 from tests.integration.operator_process import OperatorProcess
-from tests.integration.test_operator_placement import _operator
+from tests.integration.test_operator_placement import _gated, _operator
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "placement" / "plan.md"
@@ -83,6 +86,24 @@ def placing_default(kwok_cluster: KwokCluster, tmp_path: Path) -> Iterator[Opera
         kube.patch(NAMESPACE, {"metadata": {"labels": labels}})
 
 
+def _pods_version(kube: Kube) -> str:
+    listed = kube._ok(kube._send("GET", "/api/v1/namespaces/default/pods"))
+    return str(listed["metadata"]["resourceVersion"])
+
+
+def _created_since(kube: Kube, version: str, job: str) -> list[dict[str, Any]]:
+    """The Job's pods as they were created: the ADDED events of a watch replayed from
+    ``version`` (taken before the Job was submitted)."""
+    params = {"watch": "1", "resourceVersion": version, "timeoutSeconds": "1"}
+    answer = kube._send("GET", "/api/v1/namespaces/default/pods", params=params)
+    events = [json.loads(line) for line in answer.text.splitlines() if line.strip()]
+    return [
+        e["object"]
+        for e in events
+        if e["type"] == "ADDED" and e["object"]["metadata"]["name"].startswith(f"{job}-")
+    ]
+
+
 def _placed(kube: Kube, name: str) -> str | None:
     job = kube.get("batch/v1", "Job", "default", name) or {}
     found = [
@@ -107,11 +128,14 @@ def test_the_placement_walkthrough(
     assert planned and nodes, before
     rack = planned[0]
 
+    since = _pods_version(kube)
     made = _run(create, config)  # 3
     name = re.fullmatch(r"job\.batch/(\S+) created\n", made)
     assert name is not None, made
     job = name[1]
     said = wait_for(lambda: _placed(kube, job), "the Job placed", timeout=90)
+    created = _created_since(kube, since, job)  # as each pod was created: gated
+    assert len(created) == 3 and all(_gated(p) for p in created), created
 
     shown = _run(condition.replace(SHOWN_NAME, job), config)  # 4
     assert shown == said and f"{RACK_LABEL}={rack}" in shown, (shown, rack)
