@@ -27,7 +27,8 @@ FAKE_NODE_ANNOTATION = "kwok.x-k8s.io/node"
 # ReplicaSets (so Deployments) and StatefulSets, garbage collection of what an owner
 # leaves, namespace deletion, service accounts with their tokens, and node lifecycle: a
 # new node is tainted not-ready when registered, and only that controller lifts the taint
-# once KWOK reports the node Ready. Taint-based eviction is left out: a loaded machine can
+# once KWOK reports the node Ready; and the claim controller, which makes a pod's
+# ResourceClaims from the templates it names. Taint-based eviction is left out: a loaded machine can
 # delay KWOK's lease renewals enough for a healthy node to be tainted unreachable for a
 # while, and its pods should not be evicted for it.
 CONTROLLERS = (
@@ -40,6 +41,7 @@ CONTROLLERS = (
     "serviceaccount-controller",
     "serviceaccount-token-controller",
     "node-lifecycle-controller",
+    "resourceclaim-controller",
 )
 # KWOK's default stages, but for pod-complete: a Job's pods stay Running until a test ends
 # them, as a long training job's do.

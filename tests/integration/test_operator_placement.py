@@ -60,7 +60,7 @@ def _placed(kube: Kube, job: dict[str, Any]) -> dict[str, Any] | None:
     return found if found is not None and found["reason"] == "Placed" else None
 
 
-def test_a_gang_that_requires_one_rack_isgated_narrowed_released_and_bound_in_one_rack(
+def test_a_gang_that_requires_one_rack_is_gated_narrowed_released_and_bound_in_one_rack(
     kwok_cluster: KwokCluster, kwok_namespace: str, placing: OperatorProcess
 ) -> None:
     kube = kwok_cluster.kube
@@ -83,7 +83,7 @@ def test_a_gang_that_requires_one_rack_isgated_narrowed_released_and_bound_in_on
     assert events(kube, kwok_namespace, "Placed")
 
 
-def test_a_gang_no_rack_can_hold_staysgated_with_the_reason_until_opted_out(
+def test_a_gang_no_rack_can_hold_stays_gated_with_the_reason_until_opted_out(
     kwok_cluster: KwokCluster, kwok_namespace: str, placing: OperatorProcess
 ) -> None:
     kube, topology = kwok_cluster.kube, kwok_cluster.topology

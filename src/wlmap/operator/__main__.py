@@ -107,6 +107,7 @@ def main(
             placement_levels=base.placement_levels,
             placement_policy=base.placement_policy,
             webhook=base.webhook,
+            webhook_managed=base.webhook_managed,
         )
         if settings.placement:  # a wrong policy name is told at start, with the known ones
             from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415 - numpy, when on

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import kopf
@@ -43,6 +44,7 @@ from wlmap.operator.steps import (
     retrying,
     submit,
 )
+from wlmap.operator.webhooks import inject_ca
 from wlmap.sources.cluster import ApiError, Cluster, discover, list_objects, origin_of, parse_stored
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES
@@ -67,10 +69,14 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
         settings.watching.client_timeout = 90
         settings.watching.connect_timeout = 10
         settings.networking.request_timeout = 30
-        if state.settings.placement:  # kopf serves the gate and keeps its configuration
-            settings.admission.server = webhook_server(state)
-            settings.admission.managed = WEBHOOK_CONFIGURATION
+        server = webhook_server(state) if state.settings.placement else None
+        if server is not None:  # kopf serves the gate and, unless deployed, keeps its config
+            settings.admission.server = server
+            if state.settings.webhook_managed:
+                settings.admission.managed = WEBHOOK_CONFIGURATION
         state.cluster = await Cluster.connect(state.settings.kubeconfig, state.settings.context)
+        if server is not None and not state.settings.webhook_managed:
+            await inject_ca(state.cluster, Path(str(server.certfile)).read_bytes())
         state.discovery = await discover(state.cluster)
         namespaces = state.discovery.find("", "Namespace")
         if namespaces is not None:  # before the watches start: their first events need it

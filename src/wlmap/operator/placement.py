@@ -53,6 +53,11 @@ async def place(
         await release(state, gated, None)
         log.info("placement off: %d pod(s) released", len(gated), extra={"workload": log_name(obj)})
         return False
+    from wlmap.operator.devices import place_devices  # noqa: PLC0415 - it imports this module
+
+    by_devices = await place_devices(state, obj, view, live)
+    if by_devices is not None:  # a DRA gang: its claims are narrowed, not its domain
+        return by_devices
     # numpy and the policies load with the first plan: the operator runs without them
     from wlmap.placement.plan.render import node_selector_term  # noqa: PLC0415
     from wlmap.placement.topology.workload_gangs import gang_requests  # noqa: PLC0415
@@ -67,25 +72,7 @@ async def place(
         await release(state, gated, None)
         await report(state, obj, True, "NoGang", "no gang of GPU pods to place; pods released")
         return False
-    component = {p.name: p.component for p in view.pods or ()}
-    members: list[list[Mapping[str, Any]]] = []
-    taken: set[str] = set()
-    waiting = []
-    for request in requests:
-        own = sorted(
-            (
-                p
-                for p in live
-                if component.get(_name(p)) in request.components
-                and _name(p) not in taken
-                and (p.get("status") or {}).get("phase") not in FINISHED
-            ),
-            key=_name,
-        )[: request.pods]
-        taken.update(_name(p) for p in own)
-        members.append(own)
-        if len(own) < request.pods:
-            waiting.append(f"{request.name}: {len(own)} of {request.pods} pods exist")
+    members, waiting = _members(requests, live, view)
     if waiting:
         await report(state, obj, False, "WaitingForPods", "; ".join(waiting), event=False)
         return False
@@ -116,6 +103,33 @@ async def place(
         said.append(f"{plan.request.name}: {plan.request.pods} pods in {where} ({plan.policy})")
     await report(state, obj, True, "Placed", "; ".join(said))
     return False
+
+
+def _members(
+    requests: Sequence[Any], live: Sequence[Mapping[str, Any]], view: WorkloadView
+) -> tuple[list[list[Mapping[str, Any]]], list[str]]:
+    """Each gang's unfinished pods (by name, as many as it asks for), and what each gang
+    still waits for."""
+    component = {p.name: p.component for p in view.pods or ()}
+    members: list[list[Mapping[str, Any]]] = []
+    taken: set[str] = set()
+    waiting = []
+    for request in requests:
+        own = sorted(
+            (
+                p
+                for p in live
+                if component.get(_name(p)) in request.components
+                and _name(p) not in taken
+                and (p.get("status") or {}).get("phase") not in FINISHED
+            ),
+            key=_name,
+        )[: request.pods]
+        taken.update(_name(p) for p in own)
+        members.append(own)
+        if len(own) < request.pods:
+            waiting.append(f"{request.name}: {len(own)} of {request.pods} pods exist")
+    return members, waiting
 
 
 async def _plan(state: State, requests: Sequence[Any]) -> tuple[list[Any], Any]:

@@ -141,6 +141,10 @@ def namespaced_rules(
         if not grants.readable(group, plural(kind)):
             grants.add(group, [plural(kind)], ["get"])
     grants.add("resource.k8s.io", ["resourceclaims"], ["list", "watch"])  # GPUs claimed via DRA
+    if placement:  # a DRA gang's claims replaced by narrowed ones (operator.devices)
+        grants.add("resource.k8s.io", ["resourceclaims"], ["create", "delete"])
+        grants.add("resource.k8s.io", ["resourceclaimtemplates"], ["list"])
+        grants.add("", ["pods/status"], ["patch"])
     for kinds in GANG_KINDS.values():
         for api_version, kind in kinds:
             grants.add(api_version.rpartition("/")[0], [plural(kind)], GANG)
@@ -169,6 +173,10 @@ def cluster_rules(
     if placement:
         grants.add("", ["pods"], ["list"])
         grants.add("", ["nodes"], ["list", "watch"])  # faulty nodes are watched
+        # a DRA gang is planned over every device and every claim's allocation
+        grants.add(
+            "resource.k8s.io", ["deviceclasses", "resourceclaims", "resourceslices"], ["list"]
+        )
         # kopf keeps both kinds once it manages webhooks: the validating one stays empty
         configurations = ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]
         grants.add("admissionregistration.k8s.io", configurations, ["create", "patch"])

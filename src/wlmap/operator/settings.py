@@ -75,6 +75,9 @@ class Settings:
         placement_policy: the gang policy by name (``make_gang_policy``).
         webhook: ``host:port`` where the API server reaches the gating webhook (the
             server listens on that port on every address).
+        webhook_managed: kopf keeps the webhook configuration (URL, certificate); off,
+            the deployed bundle's configuration is used and only its ``caBundle`` is
+            written (``operator.webhooks``).
     """
 
     target: str = "kai"
@@ -95,6 +98,7 @@ class Settings:
     placement_levels: tuple[str, ...] = ()
     placement_policy: str = "wlmap"
     webhook: str = "127.0.0.1:9443"
+    webhook_managed: bool = True
 
     def __post_init__(self) -> None:
         if self.target not in SYNC_TARGETS:
@@ -170,7 +174,8 @@ class Settings:
         plain), ``WLMAP_KINDS``, ``WLMAP_LEADER_ELECT``, ``WLMAP_LEASE_NAMESPACE``,
         ``WLMAP_LEASE_SECONDS``, ``WLMAP_CACHED_READS`` (false: off), ``WLMAP_PLACEMENT``
         (true: the placement controller), ``WLMAP_PLACEMENT_LEVELS`` (comma-separated),
-        ``WLMAP_PLACEMENT_POLICY`` and ``WLMAP_WEBHOOK`` (host:port); the operator's
+        ``WLMAP_PLACEMENT_POLICY``, ``WLMAP_WEBHOOK`` (host:port) and
+        ``WLMAP_WEBHOOK_MANAGED`` (false: the bundle's configuration); the operator's
         namespace from ``POD_NAMESPACE`` or the pod's service account.
 
         Boolean variables take true/false, 1/0, yes/no or on/off in any case; an empty
@@ -200,6 +205,7 @@ class Settings:
             placement_levels=_split(env.get("WLMAP_PLACEMENT_LEVELS", "")),
             placement_policy=env.get("WLMAP_PLACEMENT_POLICY") or cls.placement_policy,
             webhook=env.get("WLMAP_WEBHOOK") or cls.webhook,
+            webhook_managed=_flag(env, "WLMAP_WEBHOOK_MANAGED", default=True),
         )
 
 
