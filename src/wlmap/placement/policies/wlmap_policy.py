@@ -1,4 +1,4 @@
-"""wlmap's placement policy: FGD that also sees stranded CPU and memory, scarce models, GPU gaps.
+"""wlmap's placement policy: FGD that also sees stranded CPU and memory, scarce nodes, GPU gaps.
 
 FGD (``fgd.py``) scores a node by how much a placement raises its expected GPU
 fragmentation. On the openb traces three kinds of loss are left that its measure misses;
@@ -12,12 +12,14 @@ scores, quantises and breaks ties exactly as FGD does (see ``FGDPolicy``):
    ``memory_weight * max(0, free GPU-milli - free memory / M)``. FGD only notices when a
    target shape stops fitting (and never for memory), which is too late for CPU-heavy
    shared pods on 8-GPU nodes and for the gap a shared pod leaves on a node it drained.
-2. **Scarce GPU models.** Pods with a model list compete for the models they accept. A
-   model's *pressure* is the GPU demand that model-restricted pods put on it (spread over
-   the models they accept in proportion to capacity) per GPU of the model, scaled to a
-   full cluster's worth of arrivals. A pod that accepts any model pays
-   ``model_weight * pressure * its GPU demand`` for a node of that model, so it leaves
-   contested models to the pods that need them. Traces without model lists pay nothing.
+2. **Node pressure.** Some shapes of the trace fit only a few nodes: a model list, or more
+   CPU or memory than most nodes of their GPU count have (on multigpu40, the 8-GPU pods
+   asking 120 cores fit only the 39 nodes with 128). Each such shape's GPU demand, spread
+   over the GPUs of the nodes it fits and scaled to a full cluster's worth of arrivals, is
+   the *pressure* it puts on those nodes (``_node_pressure``). A pod pays
+   ``pressure_weight * pressure * its GPU demand`` for a node, summed over the shapes whose
+   nodes are a strict subset of its own, so it leaves contested nodes to the pods that
+   cannot go elsewhere. Without such shapes nothing is paid.
 3. **Spoiled GPU gaps.** A shared pod put on a GPU changes the GPU's gap (its free
    milli). The trace's shared sizes have a best packing into GPUs, and its LP dual prices
    every size in GPUs (``_share_plan``). A placement that leaves a gap the best packing
@@ -28,7 +30,7 @@ scores, quantises and breaks ties exactly as FGD does (see ``FGDPolicy``):
 
 What the policy knows: the cluster's state, the pod it places, and the list of pods the run
 was reset with, of which it uses only the distribution (each pod name counted once: the
-shape counts, FGD's target, the CPU and memory per GPU-milli, the model pressure and the
+shape counts, FGD's target, the CPU and memory per GPU-milli, the node pressure and the
 share prices).
 It never looks at the order of that list, at pods still to come, or at the run's length.
 
@@ -44,6 +46,7 @@ import numpy as np
 
 from ..model import Pod
 from ..state import ClusterState
+from ._node_pressure import NodePressure
 from ._share_plan import SharePlan, share_plan
 from .fgd import FGDPolicy, distinct_pods
 from .fragmentation import FloatArray, IntArray, TargetWorkload
@@ -54,12 +57,12 @@ _MILLI = 1000
 
 
 class WlmapPolicy(FGDPolicy):
-    """FGD plus CPU stranding, model pressure and spoiled GPU gaps (see the module docstring).
+    """FGD plus CPU stranding, node pressure and spoiled GPU gaps (see the module docstring).
 
     Args:
         cpu_weight: weight of the CPU-stranding term.
         memory_weight: weight of the memory-stranding term.
-        model_weight: weight of the model-pressure term.
+        pressure_weight: weight of the node-pressure term.
         plan_weight: weight of the spoiled-gap term (1: one GPU-milli of cost per GPU-milli spoiled).
     """
 
@@ -69,17 +72,17 @@ class WlmapPolicy(FGDPolicy):
         self,
         cpu_weight: float = 2.0,
         memory_weight: float = 1.0,
-        model_weight: float = 1.0,
+        pressure_weight: float = 1.0,
         plan_weight: float = 10.0,
     ) -> None:
         super().__init__()
         self.cpu_weight = cpu_weight
         self.memory_weight = memory_weight
-        self.model_weight = model_weight
+        self.pressure_weight = pressure_weight
         self.plan_weight = plan_weight
         self._cpu_per_gpu = 1.0
         self._memory_per_gpu = 1.0
-        self._pressure: FloatArray = np.zeros(1, dtype=np.float64)
+        self._pressure = NodePressure([], [])
         self._plan: SharePlan = share_plan([], [])
 
     def _build_target(self, state: ClusterState, workload: Sequence[Pod]) -> TargetWorkload:
@@ -90,7 +93,7 @@ class WlmapPolicy(FGDPolicy):
         self._cpu_per_gpu = cpu / demand if demand and cpu else 1.0
         memory = sum(p.memory_mib for p in gpu_pods)
         self._memory_per_gpu = memory / demand if demand and memory else 1.0
-        self._pressure = _model_pressure(state, trace)
+        self._pressure = NodePressure(state.nodes, trace)
         shared = Counter(p.gpu_milli for p in trace if p.shared)
         sizes = sorted(shared)
         self._plan = share_plan(sizes, [shared[s] for s in sizes])
@@ -107,34 +110,11 @@ class WlmapPolicy(FGDPolicy):
         return result
 
     def _penalty(self, state: ClusterState, pod: Pod, idx: IntArray) -> FloatArray | float:
-        if pod.num_gpu == 0 or pod.gpu_models:
+        if pod.num_gpu == 0:
             return 0.0
-        cost: FloatArray = (
-            self.model_weight * self._pressure[state.node_model[idx]] * pod.gpu_demand_milli
-        )
-        return cost
+        cost: FloatArray = self.pressure_weight * self._pressure.pressure(pod)[idx]
+        return cost * pod.gpu_demand_milli
 
     def _gap_penalty(self, pod: Pod, gap: IntArray) -> FloatArray | float:
         cost: FloatArray = self.plan_weight * _MILLI * self._plan.cost(pod.gpu_milli, gap)
         return cost
-
-
-def _model_pressure(state: ClusterState, trace: Sequence[Pod]) -> FloatArray:
-    """Per model index (last entry: no model, 0) the GPU demand restricted pods put on it."""
-    count = len(state.models)
-    capacity = np.array(
-        [float(state.gpu_count[state.node_model == m].sum()) * _MILLI for m in range(count)],
-        dtype=np.float64,
-    )
-    demand = np.zeros(count, dtype=np.float64)
-    for pod in trace:
-        if pod.num_gpu == 0 or not pod.gpu_models:
-            continue
-        accepted = [m for m, name in enumerate(state.models) if name in pod.gpu_models]
-        if not accepted or capacity[accepted].sum() == 0:
-            continue
-        demand[accepted] += pod.gpu_demand_milli * capacity[accepted] / capacity[accepted].sum()
-    total = sum(p.gpu_demand_milli for p in trace)
-    scale = capacity.sum() / total if total else 0.0
-    pressure = np.where(capacity > 0, demand / np.maximum(capacity, 1.0), 0.0) * scale
-    return np.append(pressure, 0.0)

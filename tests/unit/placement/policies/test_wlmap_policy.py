@@ -7,6 +7,7 @@ import pytest
 
 from wlmap.placement.model import Node, Placement, Pod
 from wlmap.placement.policies._common import tie_rank
+from wlmap.placement.policies._node_pressure import NodePressure
 from wlmap.placement.policies._share_plan import share_plan
 from wlmap.placement.policies.fgd import FGDPolicy
 from wlmap.placement.policies.wlmap_policy import WlmapPolicy
@@ -74,6 +75,32 @@ def test_unrestricted_pod_leaves_a_contested_model_alone() -> None:
         first = int(tie_rank(2, seed).argmin())
         assert choose(FGDPolicy(), nodes, trace, pod, seed) == Placement(first, (0,))
         assert choose(WlmapPolicy(), nodes, trace, pod, seed) == Placement(1, (0,))
+
+
+def test_pod_leaves_the_only_node_a_cpu_heavy_shape_fits_to_it() -> None:
+    # 20 one-GPU pods of 1 core and one 8-GPU pod of 120 cores, which fits only the node
+    # with 128 cores. The target is the one-GPU shape alone (20 of 21 pods cover 95 %); it
+    # fits both nodes before and after, so FGD gains 0 on each (score 50) and the order
+    # decides. CPU per GPU-milli asked: 140 cores / 28 GPUs = 5 per GPU: nothing stranded.
+    # Pressure of the 8-GPU shape on "rich": its 8000 m, times capacity 16000 m over trace
+    # demand 28000 m, over rich's 8000 m = 0.571 per GPU-milli. The one-GPU pod fits both
+    # nodes, a strict superset, and pays 571 m on "rich": int(100 * sigmoid(-0.571)) = 36.
+    trace = [Pod(f"u{i}", 1000, 1, 1, 1000) for i in range(20)]
+    trace.append(Pod("big", 120_000, 1, 8, 1000))
+    nodes = [
+        Node("lean", cpu_milli=96_000, memory_mib=256_000, gpus=8, gpu_model="G2"),
+        Node("rich", cpu_milli=128_000, memory_mib=256_000, gpus=8, gpu_model="G2"),
+    ]
+    pod = Pod("p", cpu_milli=1000, memory_mib=1, num_gpu=1, gpu_milli=1000)
+    for seed in SEEDS:
+        first = int(tie_rank(2, seed).argmin())
+        assert choose(FGDPolicy(), nodes, trace, pod, seed) == Placement(first, (0,))
+        assert choose(WlmapPolicy(), nodes, trace, pod, seed) == Placement(0, (0,))
+    pressure = NodePressure(nodes, trace)
+    assert pressure.pressure(pod) == pytest.approx([0, 8000 * 16 / 28 / 8000])
+    # A pod that fits only "rich" itself has nowhere else to go and pays nothing there.
+    narrow = Pod("n", cpu_milli=100_000, memory_mib=1, num_gpu=1, gpu_milli=1000)
+    assert pressure.pressure(narrow) == pytest.approx([0, 0])
 
 
 def test_share_prices_come_from_the_best_packing_of_the_shared_sizes() -> None:
