@@ -66,7 +66,7 @@ def component_views(
     for row in component_rows(compiled):
         name, bears_pods = row.name, row.bears_pods
         mine = instances.get(name, ())
-        counts = _counts(row, mine, instances) if bears_pods else None
+        counts = instance_counts(row, mine, instances) if bears_pods else None
         for index, instance in enumerate(mine):
             key = instance.instance
             scale = instance.scale
@@ -124,7 +124,7 @@ def component_views(
     return views, totals
 
 
-def _counts(
+def instance_counts(
     row: ComponentRow, mine: Sequence[Instance], instances: Mapping[str, list[Instance]]
 ) -> list[tuple[int, int]]:
     """Desired and minimum pods of each instance of a pod-bearing component; instances

@@ -19,7 +19,6 @@ component names (``repr``); expressions are called through the names ``R0``, ``R
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import Any
 
 from wlmap.definitions.expressions import FRAGMENT_FIELDS
@@ -38,40 +37,39 @@ from wlmap.workload.templates import (
     template_from_template_spec,
 )
 
-InstancesReader = Callable[[Mapping[str, Any]], dict[str, list[Instance]]]
-
 
 class Unusual(Exception):
     """The object is not an ordinary case: read it with the general reader."""
 
 
-def instances_reader(compiled: CompiledDefinition) -> InstancesReader:
-    """The generated reader of ``compiled``'s instances (made once per definition)."""
-    reader: InstancesReader | None = compiled.memo.get("instances reader")
-    if reader is None:
-        source, names = _Source(compiled).build()
-        namespace: dict[str, Any] = {**_RUNTIME, **names}
-        exec(compile(source, f"<instances of {compiled.name}>", "exec"), namespace)
-        reader = compiled.memo["instances reader"] = namespace["read_instances"]
-    return reader
+def instance_lines(compiled: CompiledDefinition, names: dict[str, Any]) -> list[str]:
+    """Function-body lines that read ``obj``'s instances into ``instances`` (a dict of
+    component name to its list of instances, in definition order); the values they
+    refer to are added to ``names``."""
+    return _Source(compiled, names).build()
+
+
+def instance_runtime() -> dict[str, Any]:
+    """The helpers :func:`instance_lines` refers to, by name."""
+    return dict(_RUNTIME)
 
 
 class _Source:
-    """The lines of ``read_instances(obj)`` for one definition, and the names they use."""
+    """The lines reading one definition's instances, and the names they use."""
 
-    def __init__(self, compiled: CompiledDefinition) -> None:
+    def __init__(self, compiled: CompiledDefinition, names: dict[str, Any]) -> None:
         self.compiled = compiled
-        self.names: dict[str, Any] = {}
-        self.lines = ["def read_instances(obj):"]
+        self.names = names
+        self.lines: list[str] = []
         self.ids_by_text: dict[str, str] = {}
 
-    def build(self) -> tuple[str, dict[str, Any]]:
+    def build(self) -> list[str]:
         found = []
         for index, plan in enumerate(component_plans(self.compiled)):
             self._component(index, plan)
             found.append(f"{plan.name!r}: c{index}")
-        self.lines.append(f"    return {{{', '.join(found)}}}")
-        return "\n".join(self.lines) + "\n", self.names
+        self.lines.append(f"    instances = {{{', '.join(found)}}}")
+        return self.lines
 
     def _name(self, value: Any, prefix: str) -> str:
         name = f"{prefix}{len(self.names)}"

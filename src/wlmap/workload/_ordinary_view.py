@@ -11,18 +11,21 @@ an ordinary object (the tests compare them on every corpus object).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from wlmap.errors import ExpressionError
-from wlmap.workload._components import component_views
-from wlmap.workload._instances_source import Unusual, instances_reader
+from wlmap.errors import WlmapError
+from wlmap.workload._gangs_source import gangs_reader
+from wlmap.workload._instances_source import Unusual, instance_lines, instance_runtime
 from wlmap.workload._issues import Issues
+from wlmap.workload._rows_source import row_lines, row_runtime
 from wlmap.workload.compiled import CompiledDefinition
-from wlmap.workload.gangs import GangGroup, gang_groups
+from wlmap.workload.gangs import GangGroup
+from wlmap.workload.resources import PodResources
 from wlmap.workload.status import evaluate_status
+from wlmap.workload.structure import Instance
 from wlmap.workload.suspend import suspend_reader
-from wlmap.workload.view import WorkloadView
+from wlmap.workload.view import ComponentView, WorkloadView
 
 
 def ordinary_view(
@@ -32,18 +35,17 @@ def ordinary_view(
     if compiled.references:
         return None
     try:
-        instances = instances_reader(compiled)(obj)
-    except (Unusual, ExpressionError):
+        instances, components, totals = _reader(compiled)(obj)
+    except (Unusual, WlmapError):
         return None
     issues = Issues(strict=False, share=compiled.shares)
-    components, totals = component_views(compiled, instances, None, None, issues)
     status = evaluate_status(compiled, obj, issues, None)
     if issues.errors:
         return None
 
     def gangs() -> tuple[GangGroup, ...]:
         # no pods: the gangs are counted from the instances alone, with no expression
-        return tuple(gang_groups(compiled, instances, None, None, issues))
+        return gangs_reader(compiled)(instances)
 
     raw_metadata = obj.get("metadata")
     metadata: Mapping[str, Any] = (
@@ -71,3 +73,28 @@ def ordinary_view(
         tuple,
         tuple,
     )
+
+
+Reader = Callable[
+    [Mapping[str, Any]],
+    tuple[dict[str, list[Instance]], list[ComponentView], PodResources],
+]
+
+
+def _reader(compiled: CompiledDefinition) -> Reader:
+    """The function generated for ``compiled``: its instances, component rows and totals
+    from an object (made once per definition)."""
+    reader: Reader | None = compiled.memo.get("ordinary reader")
+    if reader is None:
+        names: dict[str, Any] = {}
+        lines = [
+            "def read(obj):",
+            *instance_lines(compiled, names),
+            *row_lines(compiled, names),
+            "    return instances, views, totals",
+        ]
+        namespace: dict[str, Any] = {**instance_runtime(), **row_runtime(), **names}
+        source = "\n".join(lines) + "\n"
+        exec(compile(source, f"<view of {compiled.name}>", "exec"), namespace)
+        reader = compiled.memo["ordinary reader"] = namespace["read"]
+    return reader
