@@ -17,12 +17,11 @@ from typing import Any
 from wlmap.errors import WlmapError
 from wlmap.workload._gangs_source import gangs_reader
 from wlmap.workload._instances_source import Unusual, instance_lines, instance_runtime
-from wlmap.workload._issues import Issues
 from wlmap.workload._rows_source import row_lines, row_runtime
+from wlmap.workload._status_source import status_reader
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.gangs import GangGroup
 from wlmap.workload.resources import PodResources
-from wlmap.workload.status import evaluate_status
 from wlmap.workload.structure import Instance
 from wlmap.workload.suspend import suspend_reader
 from wlmap.workload.view import ComponentView, WorkloadView
@@ -36,11 +35,8 @@ def ordinary_view(
         return None
     try:
         instances, components, totals = _reader(compiled)(obj)
+        status = status_reader(compiled)(obj)
     except (Unusual, WlmapError):
-        return None
-    issues = Issues(strict=False, share=compiled.shares)
-    status = evaluate_status(compiled, obj, issues, None)
-    if issues.errors:
         return None
 
     def gangs() -> tuple[GangGroup, ...]:
