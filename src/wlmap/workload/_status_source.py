@@ -13,6 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from wlmap.jq import syntax as s
+from wlmap.workload._direct_logic import Emitter, Unsupported
+from wlmap.workload._direct_values import HELPERS, Fallback
+from wlmap.workload._instances_source import Unusual
 from wlmap.workload._status_plan import PlannedMatcher, status_plan
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.status import (
@@ -46,45 +50,75 @@ def _lines(compiled: CompiledDefinition, names: dict[str, Any]) -> list[str]:
         return name
 
     plan = status_plan(compiled)
-    lines = ["def status(obj):"]
     if plan is None:
-        lines.append("    return Report(('Undefined',), (), None, (), 'no statusDefinition')")
-        return lines
-    if plan.phase is None:
-        lines.append("    phase = None")
-    else:
-        lines += [
-            f"    o = {constant(plan.phase.read, 'R')}(obj, None)",
-            "    phase = None if not o or o[0] is None else text(o[0])",
+        return [
+            "def status(obj):",
+            "    return Report(('Undefined',), (), None, (), 'no statusDefinition')",
         ]
+    # Every line sits in one `try` at depth 2; the trusted expressions are written out
+    # by one emitter, so a key one matcher read is not read again by the next.
+    emitter = Emitter()
+    add = emitter.lines.append
+    if plan.phase is None:
+        add("        phase = None")
+    else:
+        add(f"        o = {constant(plan.phase.read, 'R')}(obj, None)")
+        add("        phase = None if not o or o[0] is None else text(o[0])")
     if plan.fields is None:
-        lines.append("    conditions = []")
+        add("        conditions = []")
     else:
         read = (
             "None"
             if plan.conditions is None
             else f"{constant(plan.conditions.read, 'R')}(obj, None)"
         )
-        lines.append(f"    conditions = condition_list({plan.fields!r}, {read})")
-    lines += ["    by_type = {c['type']: c for c in conditions}", "    matched = []"]
+        add(f"        conditions = condition_list({plan.fields!r}, {read})")
+    add("        by_type = {c['type']: c for c in conditions}")
+    add("        matched = []")
     results = []
     for k, planned in enumerate(plan.matchers):
         matcher = constant(planned, "P")
-        if planned.expression is None:
-            lines.append(f"    r{k} = NO_EXPRESSION")
-        else:
-            lines.append(
-                f"    r{k} = result_text({constant(planned.expression.read, 'R')}(obj, None))"
-            )
-        lines += [
-            f"    if {_holds(planned, f'r{k}')}:",
-            f"        matched.append(matched_result({matcher}, obj, phase, by_type, r{k}))",
-        ]
+        add(f"        r{k} = {_result(planned, emitter, names, constant)}")
+        add(f"        if {_holds(planned, f'r{k}')}:")
+        add(f"            matched.append(matched_result({matcher}, obj, phase, by_type, r{k}))")
         results.append(f"({matcher}, r{k})")
-    lines.append(
-        f"    return status_report(matched, [{', '.join(results)}], obj, phase, conditions, by_type)"
+    add(
+        f"        return status_report(matched, [{', '.join(results)}], obj, phase,"
+        " conditions, by_type)"
     )
-    return lines
+    for index, literal in enumerate(emitter.literals):
+        names[f"L{index}"] = literal
+    return [
+        "def status(obj):",
+        "    try:",
+        *emitter.lines,
+        "    except Fallback:",  # a value jq treats otherwise: the general path decides
+        "        raise Unusual from None",
+    ]
+
+
+def _result(
+    planned: PlannedMatcher,
+    emitter: Emitter,
+    names: dict[str, Any],
+    constant: Callable[[Any, str], str],
+) -> str:
+    """An expression for the matcher's result, after the lines that compute it."""
+    expression = planned.expression
+    if expression is None:
+        return "NO_EXPRESSION"
+    node = expression.program.node
+    if expression.direct and not (isinstance(node, s.Pipe) and isinstance(node.left, s.Iterate)):
+        try:
+            Emitter().value(node, "obj", 2)  # supported at all? (emits nothing shared)
+        except Unsupported:
+            pass
+        else:
+            out = emitter.value(node, "obj", 2)
+            if out in emitter.bools:
+                return f"'true' if {out} else 'false'"
+            return f"result_text([whole({out})])"
+    return f"result_text({constant(expression.read, 'R')}(obj, None))"
 
 
 def _holds(planned: PlannedMatcher, result: str) -> str:
@@ -107,6 +141,10 @@ def _holds(planned: PlannedMatcher, result: str) -> str:
 
 
 _RUNTIME: dict[str, Any] = {
+    **HELPERS,
+    "Fallback": Fallback,
+    "Unusual": Unusual,
+    "whole": lambda value: int(value) if type(value) is float and value.is_integer() else value,
     "Report": StatusReport,
     "NO_EXPRESSION": NO_EXPRESSION,
     "condition_list": condition_list,

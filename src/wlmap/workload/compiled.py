@@ -30,6 +30,8 @@ class Expr:
     component: str | None
     field: str
     read: jq.Reader
+    # read by a direct reader (a trusted definition's plain shape, see ``_direct``)
+    direct: bool = False
 
     @property
     def text(self) -> str:
@@ -158,7 +160,7 @@ def compile_definition(
                 definition=definition.name, component=site.component, field=site.path
             ) from exc
         read, direct = _reader(program, engine)
-        exprs[site.path] = Expr(program, definition.name, site.component, site.path, read)
+        exprs[site.path] = Expr(program, definition.name, site.component, site.path, read, direct)
         shares = shares or not direct
     components = {c.name: c for c in definition.components()}
     parent = {c.name: c.owner_ref for c in definition.components()}
