@@ -1,12 +1,15 @@
-"""The view of an ordinary object, built without the general path's bookkeeping.
+"""The view of an ordinary object, built by code generated once per definition.
 
-Most calls interpret one object alone (no pods, claims, references or variables) and meet
-nothing unusual: every expression gives what it should and every count is in range. For
-them the instances come from one generated function per definition
-(:mod:`wlmap.workload._instances_source`), and the rest of the view is built from them
-directly. When anything is not ordinary this returns None and :func:`interpret` takes the
-general path, which reports each problem where it is; both paths give the same view for
-an ordinary object (the tests compare them on every corpus object).
+Most calls interpret one object alone (no pods, claims, references or variables) with a
+trusted definition and meet nothing unusual: every expression gives what it should and
+every count is in range. For them the instances and component rows
+(:mod:`~wlmap.workload._instances_source`, :mod:`~wlmap.workload._rows_source`), the
+status report (:mod:`~wlmap.workload._status_source`) and the gangs
+(:mod:`~wlmap.workload._gangs_source`) come from functions written out for the
+definition, with no general step between them. When anything is not ordinary this
+returns None and :func:`~wlmap.workload.interpret` takes the general path, which reports
+each problem where it is. Both paths give the same view of an ordinary object; the tests
+compare them on every corpus object and catalog case (decision 13).
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ def ordinary_view(
     compiled: CompiledDefinition, obj: Mapping[str, Any], strict: bool
 ) -> WorkloadView | None:
     """The view of ``obj`` when nothing in it is unusual, else None."""
-    if compiled.references:
+    # an untrusted definition keeps the general path alone: a hostile expression that
+    # fails is then evaluated (and bounded) once, not once per path
+    if compiled.references or not compiled.trusted:
         return None
     try:
         instances, components, totals = _reader(compiled)(obj)

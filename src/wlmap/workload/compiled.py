@@ -107,6 +107,9 @@ class CompiledDefinition:
     # Whether some expression is read by an evaluator, which can share sub-expression
     # results through a session (direct readers have none to share).
     shares: bool = True
+    # Evaluated in process without bounds (the built-in catalog's, or a caller's engine
+    # that is not isolated); an untrusted definition's every evaluation is bounded.
+    trusted: bool = False
     # Derived per-definition data the workload modules compute once (e.g. status plans).
     memo: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -188,6 +191,7 @@ def compile_definition(
         name=definition.name,
         references=bool(definition.spec.structure_definition.references),
         shares=shares,
+        trusted=not engine.isolated,
     )
 
 

@@ -18,11 +18,13 @@ from typing import Any
 import pytest
 
 from tests.corpus import CORPUS, corpus_docs, corpus_params, corpus_path
+from wlmap import jq
 from wlmap.catalog import builtin_registry
 from wlmap.errors import NoDefinitionError
 from wlmap.harness import load_cases
 from wlmap.workload import WorkloadView, interpret, prepare
 from wlmap.workload._ordinary_view import ordinary_view
+from wlmap.workload.compiled import compile_definition
 from wlmap.workload.interpret import general_view
 
 CASES = Path(__file__).parents[2] / "catalog" / "cases"
@@ -106,3 +108,15 @@ def test_an_unusual_object_takes_the_general_path_and_is_reported() -> None:
     obj["spec"]["replicatedJobs"][0]["replicas"] = -1  # impossible: a located error
     assert ordinary_view(prepare(definition), obj, False) is None
     assert any("replicasPath gave -1" in w for w in interpret(definition, obj).warnings)
+
+
+def test_an_untrusted_definition_keeps_the_general_path() -> None:
+    # a hostile expression that fails is evaluated (and bounded) once, not once per path
+    [obj] = [
+        d for d in corpus_docs("jobset/tpu-multislice-v6e-jax.yaml") if d.get("kind") == "JobSet"
+    ]
+    definition = builtin_registry().for_object(obj)
+    untrusted = compile_definition(definition, jq.untrusted_engine())
+    assert ordinary_view(untrusted, obj, False) is None
+    assert ordinary_view(prepare(definition), obj, False) is not None
+    assert interpret(untrusted, obj).to_dict() == interpret(definition, obj).to_dict()
