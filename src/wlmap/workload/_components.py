@@ -23,7 +23,7 @@ from wlmap.workload.view import ComponentView
 
 
 @dataclass(frozen=True, slots=True)
-class _Row:
+class ComponentRow:
     """What every row of one component shares, worked out once per definition."""
 
     name: str
@@ -36,11 +36,11 @@ class _Row:
     ancestors: tuple[str, ...]
 
 
-def _rows(compiled: CompiledDefinition) -> tuple[_Row, ...]:
-    rows: tuple[_Row, ...] | None = compiled.memo.get("component rows")
+def component_rows(compiled: CompiledDefinition) -> tuple[ComponentRow, ...]:
+    rows: tuple[ComponentRow, ...] | None = compiled.memo.get("component rows")
     if rows is None:
         rows = compiled.memo["component rows"] = tuple(
-            _Row(
+            ComponentRow(
                 name,
                 component.kind.kind if component.kind else None,
                 compiled.parent.get(name),
@@ -63,10 +63,10 @@ def component_views(
     """One view per component instance, in definition order, and the resources of all."""
     views = []
     totals = PodResources()
-    for row in _rows(compiled):
+    for row in component_rows(compiled):
         name, bears_pods = row.name, row.bears_pods
         mine = instances.get(name, ())
-        counts = _counts(row, mine, instances) if bears_pods else None
+        counts = instance_counts(row, mine, instances) if bears_pods else None
         for index, instance in enumerate(mine):
             key = instance.instance
             scale = instance.scale
@@ -124,8 +124,8 @@ def component_views(
     return views, totals
 
 
-def _counts(
-    row: _Row, mine: Sequence[Instance], instances: Mapping[str, list[Instance]]
+def instance_counts(
+    row: ComponentRow, mine: Sequence[Instance], instances: Mapping[str, list[Instance]]
 ) -> list[tuple[int, int]]:
     """Desired and minimum pods of each instance of a pod-bearing component; instances
     that share an id share the count of the last of them (counts are kept by id)."""

@@ -30,6 +30,8 @@ class Expr:
     component: str | None
     field: str
     read: jq.Reader
+    # read by a direct reader (a trusted definition's plain shape, see ``_direct``)
+    direct: bool = False
 
     @property
     def text(self) -> str:
@@ -105,6 +107,9 @@ class CompiledDefinition:
     # Whether some expression is read by an evaluator, which can share sub-expression
     # results through a session (direct readers have none to share).
     shares: bool = True
+    # Evaluated in process without bounds (the built-in catalog's, or a caller's engine
+    # that is not isolated); an untrusted definition's every evaluation is bounded.
+    trusted: bool = False
     # Derived per-definition data the workload modules compute once (e.g. status plans).
     memo: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -158,7 +163,7 @@ def compile_definition(
                 definition=definition.name, component=site.component, field=site.path
             ) from exc
         read, direct = _reader(program, engine)
-        exprs[site.path] = Expr(program, definition.name, site.component, site.path, read)
+        exprs[site.path] = Expr(program, definition.name, site.component, site.path, read, direct)
         shares = shares or not direct
     components = {c.name: c for c in definition.components()}
     parent = {c.name: c.owner_ref for c in definition.components()}
@@ -186,6 +191,7 @@ def compile_definition(
         name=definition.name,
         references=bool(definition.spec.structure_definition.references),
         shares=shares,
+        trusted=not engine.isolated,
     )
 
 

@@ -55,7 +55,7 @@ def gang_groups(
     issues: Issues,
 ) -> list[GangGroup]:
     """The workload's gang groups: the v2 ``podGroup`` first, then legacy ``podGroups``."""
-    plan = _gang_plan(compiled)
+    plan = gang_plan(compiled)
     if plan is None:
         return []
     v2, legacy = plan
@@ -93,7 +93,7 @@ def scheduled_gangs(groups: Sequence[GangGroup]) -> list[GangGroup]:
 
 
 @dataclass(frozen=True)
-class _SubGroupPlan:
+class SubGroupPlan:
     """A subgroup of the v2 ``podGroup``, worked out once per definition."""
 
     component: str
@@ -103,21 +103,21 @@ class _SubGroupPlan:
 
 
 @dataclass(frozen=True)
-class _V2Plan:
+class V2Plan:
     """The v2 ``podGroup`` worked out once per definition."""
 
     definition: PodGroupDefinition
-    subs: tuple[_SubGroupPlan, ...]
+    subs: tuple[SubGroupPlan, ...]
     pod_bearing: tuple[str, ...]
     root: str
 
 
-def _gang_plan(
+def gang_plan(
     compiled: CompiledDefinition,
-) -> tuple[_V2Plan | None, tuple[LegacyPodGroup, ...]] | None:
+) -> tuple[V2Plan | None, tuple[LegacyPodGroup, ...]] | None:
     """The gang definition prepared once: None when the definition declares no gangs."""
     if "gangs" in compiled.memo:
-        known: tuple[_V2Plan | None, tuple[LegacyPodGroup, ...]] | None = compiled.memo["gangs"]
+        known: tuple[V2Plan | None, tuple[LegacyPodGroup, ...]] | None = compiled.memo["gangs"]
         return known
     instructions = compiled.definition.spec.optimization_instructions
     gang = instructions.gang_scheduling if instructions else None
@@ -125,10 +125,10 @@ def _gang_plan(
     if gang is not None:
         v2 = None
         if gang.pod_group is not None:
-            v2 = _V2Plan(
+            v2 = V2Plan(
                 gang.pod_group,
                 tuple(
-                    _SubGroupPlan(
+                    SubGroupPlan(
                         sub.component_name,
                         sub.topology,
                         _pod_bearing(compiled, compiled.subtree(sub.component_name)),
@@ -160,7 +160,7 @@ def _v2_group(
     compiled: CompiledDefinition,
     tree: Tree,
     instances: Mapping[str, list[Instance]],
-    plan: _V2Plan,
+    plan: V2Plan,
     placements: Sequence[PodPlacement] | None,
     cache: Minimums,
 ) -> GangGroup:
@@ -204,14 +204,14 @@ def _static_legacy(
     index: int,
     cache: Minimums,
 ) -> GangGroup:
-    members, per_unit = _legacy_members(compiled, group, index)
+    members, per_unit = legacy_members(compiled, group, index)
     minimum = 0
     for member, unit in zip(members, per_unit, strict=True):
         minimum += tree_minimum(tree, instances, member, None, unit, cache)
     return GangGroup(group.name, minimum, members, None, None, None, (), "podGroups")
 
 
-def _legacy_members(
+def legacy_members(
     compiled: CompiledDefinition, group: LegacyPodGroup, index: int
 ) -> tuple[tuple[str, ...], tuple[bool, ...]]:
     """The group's member components, and whether each counts one replica (per definition)."""

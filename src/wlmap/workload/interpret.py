@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wlmap.definitions import Definition
-from wlmap.errors import WlmapError
 from wlmap.workload._components import component_views
 from wlmap.workload._issues import Issues
+from wlmap.workload._ordinary_view import ordinary_view
 from wlmap.workload.compiled import CompiledDefinition, prepare
 from wlmap.workload.gangs import GangGroup, gang_groups
 from wlmap.workload.pods import attribute_pods
 from wlmap.workload.references import bind_references
 from wlmap.workload.status import evaluate_status
 from wlmap.workload.structure import extract_instances
-from wlmap.workload.suspend import SuspendState, suspend_state
+from wlmap.workload.suspend import suspend_reader
 from wlmap.workload.view import WorkloadView
 
 
@@ -48,6 +48,24 @@ def interpret(
         ExpressionError, WorkloadShapeError: only in strict mode.
     """
     compiled = prepare(definition)
+    if pods is None and claims is None and references is None and variables is None:
+        view = ordinary_view(compiled, obj, strict)
+        if view is not None:
+            return view
+    return general_view(compiled, obj, pods, claims, references, variables, strict)
+
+
+def general_view(
+    compiled: CompiledDefinition,
+    obj: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]] | None,
+    claims: Mapping[str, Mapping[str, Any]] | None,
+    references: Mapping[str, Any] | None,
+    variables: Mapping[str, Any] | None,
+    strict: bool,
+) -> WorkloadView:
+    """The view through the general path, which reads any object and reports each
+    problem where it is (:func:`interpret` takes it for whatever is not ordinary)."""
     issues = Issues(strict=strict, share=compiled.shares)
     variables, missing_references = bind_references(compiled, obj, references, variables, issues)
     instances = extract_instances(compiled, obj, issues, variables)
@@ -111,26 +129,10 @@ def interpret(
         sum([c.pods for c in components]),
         gangs_reader,
         status,
-        _suspend_reader(compiled, obj, status.phases, strict),
+        suspend_reader(compiled, obj, status.phases, strict),
         tuple(placements) if placements is not None else None,
         missing,
         missing_references,
         warnings,
         gang_issues,
     )
-
-
-def _suspend_reader(
-    compiled: CompiledDefinition, obj: Mapping[str, Any], phases: tuple[str, ...], strict: bool
-) -> Callable[[], SuspendState]:
-    if strict:
-        state = suspend_state(compiled, obj, phases)
-        return lambda: state
-
-    def read() -> SuspendState:
-        try:
-            return suspend_state(compiled, obj, phases)
-        except WlmapError:
-            return SuspendState(True, None)
-
-    return read

@@ -120,7 +120,7 @@ def evaluate_status(
     matched: list[MatcherResult] = []
     session = issues.session
     for planned in plan.matchers:
-        result: Any = _NO_EXPRESSION
+        result: Any = NO_EXPRESSION
         expression = planned.expression
         if expression is not None:
             # Issues.outputs, inline: a definition has a dozen of these
@@ -141,24 +141,46 @@ def evaluate_status(
                 elif first is False:
                     result = "false"
                 elif first is not None:
-                    result = _text(first)
+                    result = text(first)
         results.append((planned, result))
         if planned.expression_only:  # what _holds() would say, without its other checks
             if planned.expected_result is not None and result != planned.expected_result:
                 continue
         elif not _holds(planned, phase, by_type, result):
             continue
-        evidence = _evidence(planned, obj, phase, by_type, result)
-        matched.append(MatcherResult(planned.status, planned.index, evidence))
+        matched.append(matched_result(planned, obj, phase, by_type, result))
+    return status_report(matched, results, obj, phase, conditions, by_type)
+
+
+def matched_result(
+    planned: PlannedMatcher,
+    obj: Mapping[str, Any],
+    phase: str | None,
+    conditions: Mapping[str, dict[str, Any]],
+    result: Any,
+) -> MatcherResult:
+    """The result of a matcher that holds, with its evidence."""
+    return MatcherResult(
+        planned.status, planned.index, _evidence(planned, obj, phase, conditions, result)
+    )
+
+
+def status_report(
+    matched: list[MatcherResult],
+    results: list[tuple[PlannedMatcher, Any]],
+    obj: Mapping[str, Any],
+    phase: str | None,
+    conditions: list[dict[str, Any]],
+    by_type: Mapping[str, dict[str, Any]],
+) -> StatusReport:
+    """The report from the matchers that hold, and every matcher's result (for the
+    nearest misses, worked out when read)."""
     if matched:
         phases = tuple(dict.fromkeys([r.status.value for r in matched]))
         return StatusReport(phases, tuple(matched), phase, tuple(conditions))
 
     def misses() -> tuple[MatcherResult, ...]:
-        every = [
-            MatcherResult(planned.status, planned.index, _evidence(planned, obj, phase, by_type, r))
-            for planned, r in results
-        ]
+        every = [matched_result(planned, obj, phase, by_type, r) for planned, r in results]
         every.sort(key=lambda r: (-r.score, -sum(e.holds for e in r.evidence)))
         return tuple(every[:NEAREST_MISSES])
 
@@ -166,6 +188,19 @@ def evaluate_status(
     return StatusReport(
         (GenericStatus.UNDEFINED.value,), (), phase, tuple(conditions), note, misses
     )
+
+
+def result_text(outputs: list[Any] | None) -> str | None:
+    """A matcher expression's result as compared with its expected result: the first
+    output as text (booleans as ``true``/``false``), None without one."""
+    if not outputs:
+        return None
+    first = outputs[0]
+    if first is True:
+        return "true"
+    if first is False:
+        return "false"
+    return None if first is None else text(first)
 
 
 def _phase(
@@ -177,7 +212,7 @@ def _phase(
     outputs = issues.outputs(plan.phase, obj, variables)
     if not outputs or outputs[0] is None:
         return None
-    return _text(outputs[0])
+    return text(outputs[0])
 
 
 def _conditions(
@@ -188,9 +223,15 @@ def _conditions(
 ) -> list[dict[str, Any]]:
     if plan.fields is None:
         return []
-    outputs = issues.outputs(plan.conditions, obj, variables)
+    return condition_list(plan.fields, issues.outputs(plan.conditions, obj, variables))
+
+
+def condition_list(
+    fields: tuple[tuple[str, str], ...], outputs: list[Any] | None
+) -> list[dict[str, Any]]:
+    """The conditions the conditions expression gave, by the definition's field names."""
     found = []
-    (_, type_field), *others = plan.fields
+    (_, type_field), *others = fields
     for output in outputs or ():
         for item in output if isinstance(output, list) else (output,):
             # null (no conditions yet) and dicts without the abstract Mapping check
@@ -267,10 +308,10 @@ def _evidence(
 
 
 # The result of a matcher without an expression (never compared).
-_NO_EXPRESSION = object()
+NO_EXPRESSION = object()
 
 
-def _text(value: Any) -> str:
+def text(value: Any) -> str:
     """jq's ``tostring``: strings as they are, anything else as compact JSON."""
     if isinstance(value, str):
         return value

@@ -65,12 +65,12 @@ def extract_instances(
     ids: dict[str, list[Any]] = {}
     return {
         plan.name: _component_instances(compiled.name, plan, obj, issues, variables, ids)
-        for plan in _plans(compiled)
+        for plan in component_plans(compiled)
     }
 
 
 @dataclass(frozen=True)
-class _Plan:
+class ComponentPlan:
     """One component's reading, worked out once per definition: its expressions by field
     (``None`` when unset) and which shape its pod spec has."""
 
@@ -88,8 +88,8 @@ class _Plan:
     alone: Instance
 
 
-def _plans(compiled: CompiledDefinition) -> tuple[_Plan, ...]:
-    plans: tuple[_Plan, ...] | None = compiled.memo.get("structure")
+def component_plans(compiled: CompiledDefinition) -> tuple[ComponentPlan, ...]:
+    plans: tuple[ComponentPlan, ...] | None = compiled.memo.get("structure")
     if plans is None:
         plans = compiled.memo["structure"] = tuple(
             _plan(compiled, compiled.components[name]) for name in compiled.order
@@ -105,7 +105,7 @@ _FIELDS = (
 )
 
 
-def _plan(compiled: CompiledDefinition, component: ComponentDefinition) -> _Plan:
+def _plan(compiled: CompiledDefinition, component: ComponentDefinition) -> ComponentPlan:
     base = component_base(compiled, component.name)
     fields = {f: compiled.expr(f"{base}.{f}") for f in (*_FIELDS, *_SCALE_PATHS)}
     spec = component.spec_definition
@@ -119,7 +119,7 @@ def _plan(compiled: CompiledDefinition, component: ComponentDefinition) -> _Plan
     scale = None
     if component.scale_definition is not None:
         scale = (fields[_SCALE_PATHS[0]], fields[_SCALE_PATHS[1]], fields[_SCALE_PATHS[2]])
-    return _Plan(
+    return ComponentPlan(
         component,
         component.name,
         component.instance_id_path is not None,
@@ -139,7 +139,7 @@ class _Reading:
 
     def __init__(
         self,
-        plan: _Plan,
+        plan: ComponentPlan,
         definition: str,
         obj: Mapping[str, Any],
         issues: Issues,
@@ -169,7 +169,7 @@ _ONE_UNNAMED: tuple[None] = (None,)
 
 def _component_instances(
     definition: str,
-    plan: _Plan,
+    plan: ComponentPlan,
     obj: Mapping[str, Any],
     issues: Issues,
     variables: Mapping[str, Any] | None,

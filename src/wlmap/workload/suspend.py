@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from wlmap.definitions import Definition
-from wlmap.errors import ExpressionError, WriteBackError
+from wlmap.errors import ExpressionError, WlmapError, WriteBackError
 from wlmap.workload._jsonpatch import MISSING, PatchBuilder, lookup
 from wlmap.workload.compiled import CompiledDefinition, Expr, component_base, prepare
 from wlmap.workload.patches import Patch
@@ -111,3 +111,21 @@ def suspend_patch(
                 except ValueError as exc:
                     raise WriteBackError(f"{compiled.name}: component {name!r}: {exc}") from exc
     return Patch(builder.ops, builder.merge_patch(), builder.doc)
+
+
+def suspend_reader(
+    compiled: CompiledDefinition, obj: Mapping[str, Any], phases: tuple[str, ...], strict: bool
+) -> Callable[[], SuspendState]:
+    """What the view's ``suspend`` reads: worked out at once in strict mode (raising
+    there), else when first read, an unreadable state reading as supported and unknown."""
+    if strict:
+        state = suspend_state(compiled, obj, phases)
+        return lambda: state
+
+    def read() -> SuspendState:
+        try:
+            return suspend_state(compiled, obj, phases)
+        except WlmapError:
+            return SuspendState(True, None)
+
+    return read
