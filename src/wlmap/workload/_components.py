@@ -138,18 +138,18 @@ def instance_counts(
         if len(parents) > 1:
             by_id: dict[str | None, tuple[int, int]] = {}
             for parent in parents:
-                by_id.setdefault(parent.instance, _scale_counts(parent.scale))
+                by_id.setdefault(parent.instance, scale_counts(parent.scale))
             every = (
                 sum(p.scale.desired for p in parents),
                 sum(p.scale.minimum for p in parents),
             )
             keyed.append((by_id, every))
         else:
-            d, m = _scale_counts(parents[0].scale) if parents else (0, 0)
+            d, m = scale_counts(parents[0].scale) if parents else (0, 0)
             shared_desired, shared_minimum = shared_desired * d, shared_minimum * m
     counts = []
     for instance in mine:
-        desired, minimum = _scale_counts(instance.scale)
+        desired, minimum = scale_counts(instance.scale)
         desired, minimum = desired * shared_desired, minimum * shared_minimum
         for by_id, every in keyed:
             d, m = by_id.get(instance.instance, every)
@@ -161,7 +161,7 @@ def instance_counts(
     return counts
 
 
-def _scale_counts(scale: Scale) -> tuple[int, int]:
+def scale_counts(scale: Scale) -> tuple[int, int]:
     """``(scale.desired, scale.minimum)`` in one step."""
     desired = scale.replicas
     if desired is None:

@@ -11,9 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from wlmap.workload._components import ComponentRow, component_rows, instance_counts
+from wlmap.workload._components import (
+    ComponentRow,
+    component_rows,
+    instance_counts,
+    scale_counts,
+)
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.resources import PodResources, pod_resources
+from wlmap.workload.structure import component_plans
 from wlmap.workload.view import ComponentView
 
 
@@ -22,7 +28,7 @@ def row_lines(compiled: CompiledDefinition, names: dict[str, Any]) -> list[str]:
     and ``totals`` from ``instances``; the values they refer to are added to ``names``."""
     lines = ["    views = []", "    totals = NO_RESOURCES"]
     for index, row in enumerate(component_rows(compiled)):
-        lines += _component(index, row, names)
+        lines += _component(index, row, names, compiled)
     return lines
 
 
@@ -33,10 +39,57 @@ def row_runtime() -> dict[str, Any]:
         "NO_RESOURCES": PodResources(),
         "pod_resources": pod_resources,
         "instance_counts": instance_counts,
+        "scale_counts": scale_counts,
     }
 
 
-def _component(index: int, row: ComponentRow, names: dict[str, Any]) -> list[str]:
+def _counts(index: int, row: ComponentRow, compiled: CompiledDefinition) -> list[str]:
+    """Lines setting ``counts``: each instance's desired and minimum pods.
+
+    An ancestor read without instance ids has exactly one instance, whose counts multiply
+    every row. An ancestor named by the same id expression as this component has the
+    same ids in the same order, so its instance at the same position is the one of the
+    same id, as long as no id repeats (a repeated id keeps the general rule: the last
+    instance of an id counts for all of them). Any other ancestor is looked up by id, the
+    general way.
+    """
+    plans = {p.name: p for p in component_plans(compiled)}
+    order = {name: i for i, name in enumerate(compiled.order)}
+    own = plans[row.name].ids
+    single = [a for a in row.ancestors if not plans[a].named]
+    aligned = [
+        a
+        for a in row.ancestors
+        if own is not None and (ids := plans[a].ids) is not None and ids.text == own.text
+    ]
+    general = f"counts = instance_counts(W{index}, c{index}, instances)"
+    if len(single) + len(aligned) != len(row.ancestors):
+        return [f"    {general}"]
+    lines = ["    fd = fm = 1"]
+    for ancestor in single:
+        lines += [
+            f"    d, m = scale_counts(c{order[ancestor]}[0].scale)",
+            "    fd, fm = fd * d, fm * m",
+        ]
+    lines += [
+        f"    if len(c{index}) < 2 or len({{x.instance for x in c{index}}}) == len(c{index}):",
+        "        counts = []",
+        f"        for y, x in enumerate(c{index}):",
+        "            d, m = scale_counts(x.scale)",
+        "            d, m = d * fd, m * fm",
+    ]
+    for ancestor in aligned:
+        lines += [
+            f"            a, b = scale_counts(c{order[ancestor]}[y].scale)",
+            "            d, m = d * a, m * b",
+        ]
+    lines += ["            counts.append((d, m))", "    else:", f"        {general}"]
+    return lines
+
+
+def _component(
+    index: int, row: ComponentRow, names: dict[str, Any], compiled: CompiledDefinition
+) -> list[str]:
     head = f"{row.name!r}, x.instance, {row.parent!r}, {row.kind!r}"
     if not row.bears_pods:  # a grouping component: no template, no pods of its own
         return [
@@ -47,7 +100,8 @@ def _component(index: int, row: ComponentRow, names: dict[str, Any]) -> list[str
         ]
     names[f"W{index}"] = row
     return [
-        f"    for x, (d, m) in zip(c{index}, instance_counts(W{index}, c{index}, instances)):",
+        *_counts(index, row, compiled),
+        f"    for x, (d, m) in zip(c{index}, counts):",
         "        s = x.scale",
         "        t = x.template",
         "        if t is None:",

@@ -120,3 +120,18 @@ def test_an_untrusted_definition_keeps_the_general_path() -> None:
     assert ordinary_view(untrusted, obj, False) is None
     assert ordinary_view(prepare(definition), obj, False) is not None
     assert interpret(untrusted, obj).to_dict() == interpret(definition, obj).to_dict()
+
+
+def test_repeated_instance_ids_count_as_the_general_path_counts_them() -> None:
+    # two replicatedJobs of one name: the last one's counts hold for both (counts are
+    # kept by id), whichever path reads them
+    [obj] = [
+        d for d in corpus_docs("jobset/tpu-multislice-v6e-jax.yaml") if d.get("kind") == "JobSet"
+    ]
+    job = obj["spec"]["replicatedJobs"][0]
+    twin = copy.deepcopy(job)
+    twin["replicas"] = (job.get("replicas") or 1) + 2
+    obj["spec"]["replicatedJobs"].append(twin)
+    assert compare(obj)
+    pods = [c.pods for c in interpret(builtin_registry().for_object(obj), obj).components]
+    assert pods[-1] == pods[-2] > 0
