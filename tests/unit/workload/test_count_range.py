@@ -80,7 +80,7 @@ def test_impossible_replicas_are_located_errors(value: Any) -> None:
         interpret(COUNTED, obj, strict=True)
 
 
-@pytest.mark.parametrize("value", [-5, MAX_COUNT + 1, 10**40], ids=repr)
+@pytest.mark.parametrize("value", [-5, MAX_COUNT + 1, 10**40, True, {}, [], 2.5], ids=repr)
 def test_impossible_replicas_alone_are_located_errors(value: Any) -> None:
     # the catalog's JobSet reads replicas alone, without minReplicas or maxReplicas
     obj = jobset(value)
