@@ -66,6 +66,7 @@ from wlmap.placement.topology.faults import (
     simulate_recovery,
 )
 from wlmap.placement.topology.faults.paired import paired_recoveries
+from wlmap.placement.topology.faults.reference import Decision, ExactReference, summarise
 from wlmap.placement.topology.jobmix import JobMix, describe, synthetic_jobs
 from wlmap.placement.topology.policy import GangPolicy
 from wlmap.placement.topology.registry import make_gang_policy
@@ -159,6 +160,34 @@ def _summary(rows: list[dict[str, float | int]], mttr: list[float]) -> dict[str,
     }
 
 
+EXACT_FOR = ("kueue-hot-swap", "kai-stale-gang", "restart", "wlmap", "wlmap-local")
+
+
+def _exact_rows(
+    decisions: dict[str, list[Decision]], base: dict[str, float | int | str]
+) -> list[dict[str, float | int | str]]:
+    rows: list[dict[str, float | int | str]] = []
+    for key, found in decisions.items():
+        summary = summarise(found)
+        rows.append({**base, "reaction": key, **{k: round(v, 4) for k, v in summary.items()}})
+    return rows
+
+
+def _print_exact(decisions: dict[str, list[Decision]]) -> None:
+    print(
+        f"{'exact per fault':<18}{'decis':>6}{'placed':>7}{'fewest':>7}{'moved':>7}"
+        f"{'cost/opt':>9}{'p95':>7}{'max':>7}{'=opt':>6}{'0miss':>6}{'s/solve':>8}"
+    )
+    for key, found in decisions.items():
+        s = summarise(found)
+        print(
+            f"{key:<18}{s['decisions']:>6.0f}{s['placed']:>7.0f}{s['fewest_share']:>7.0%}"
+            f"{s['moved_ratio_mean']:>7.2f}{s['cost_ratio_mean']:>9.3f}{s['cost_ratio_p95']:>7.3f}"
+            f"{s['cost_ratio_max']:>7.3f}{s['optimal_share']:>6.0%}{s['zero_cost_missed']:>6.0f}"
+            f"{s['seconds_mean']:>8.3f}"
+        )
+
+
 def scenario(
     name: str,
     world: Scenario,
@@ -166,9 +195,11 @@ def scenario(
     params: RecoveryParams,
     seeds: list[int],
     out: list[dict[str, float | int | str]],
+    exact_out: list[dict[str, float | int | str]] | None = None,
 ) -> None:
     end = params.warmup_s + params.horizon_s
     per: dict[str, tuple[list[dict[str, float | int]], list[float]]] = {}
+    decisions: dict[str, list[Decision]] = {}
     topology = world.topology
     for seed in seeds:
         arrivals = synthetic_jobs(world, _mix(params), seed)
@@ -176,7 +207,14 @@ def scenario(
         for make in REACTIONS:
             reaction = make()
             policy = _policy(reaction.policy, world, seed)
-            run = simulate_recovery(topology, arrivals, faults, policy, reaction, params, seed)
+            exact = None
+            if exact_out is not None and reaction.name in EXACT_FOR:
+                exact = ExactReference(world.weights)
+            run = simulate_recovery(
+                topology, arrivals, faults, policy, reaction, params, seed, exact
+            )
+            if exact is not None:
+                decisions.setdefault(reaction.name, []).extend(exact.decisions)
             row, mttr = _row(run, end)
             rows, pooled = per.setdefault(reaction.name, ([], []))
             rows.append(row)
@@ -211,6 +249,9 @@ def scenario(
             f"{s['d_span']:>6.2f}{s['evicted']:>6.0f}{s['lost']:>9.1f}{s['down']:>9.1f}{s['goodput']:>8.4f}"
             f"{s['violations']:>5.0f}"
         )
+    if exact_out is not None:
+        _print_exact(decisions)
+        exact_out.extend(_exact_rows(decisions, _case(name, model, "separate", seeds)))
     for ours in ("wlmap", "wlmap+spare-5%"):
         for base in ("kueue-hot-swap", "kai-stale-gang"):
             a, b = sums[ours], sums[base]
@@ -230,6 +271,18 @@ PAIRED: tuple[Callable[[], Reaction], ...] = (
 )
 
 
+def _case(
+    name: str, model: FaultModel, mode: str, seeds: list[int]
+) -> dict[str, float | int | str]:
+    return {
+        "scenario": name,
+        "stress": model.stress,
+        "detection_s": model.detection_s,
+        "mode": mode,
+        "seeds": f"{seeds[0]}-{seeds[-1]}",
+    }
+
+
 def paired(
     name: str,
     world: Scenario,
@@ -238,9 +291,11 @@ def paired(
     seeds: list[int],
     out: list[dict[str, float | int | str]],
     reference: str = "kueue-bestfit",
+    exact_out: list[dict[str, float | int | str]] | None = None,
 ) -> None:
     """Every reaction on the same faults from the same state (restart carries the day)."""
     end = params.warmup_s + params.horizon_s
+    decisions: dict[str, list[Decision]] = {}
     pooled: dict[str, list[Record]] = {}
     flagged: dict[str, int] = {}
     topology = world.topology
@@ -261,6 +316,7 @@ def paired(
             seed,
             own,
             problems,
+            None if exact_out is None else (world.weights, decisions),
         )
         for key, records in found.items():
             pooled.setdefault(key, []).extend(records)
@@ -305,6 +361,9 @@ def paired(
             f"{kinds.count('requeue') / n:>6.0%}{sum(r.evicted for r in records):>7}{lost:>10.1f}"
         )
     print("violations: " + ", ".join(f"{k} {v}" for k, v in flagged.items()))
+    if exact_out is not None:
+        _print_exact(decisions)
+        exact_out.extend(_exact_rows(decisions, _case(name, model, "paired", seeds)))
     for base in ("kueue-hot-swap", "kai-stale-gang"):
         (m, lost), (bm, blost) = sums["wlmap"], sums[base]
         print(f"wlmap vs {base}: MTTR x{m / (bm or 1):.3f}, lost GPU-h x{lost / (blost or 1):.3f}")
@@ -328,6 +387,11 @@ def main() -> None:
         "--reference", default="kueue-bestfit", help="policy of the run that carries the day"
     )
     parser.add_argument("--cases", default="", help="only these stress:detection, e.g. 10:60")
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="compare each decision with the CP-SAT reference (own CSV, ending in -exact)",
+    )
     args = parser.parse_args()
     seeds = [1] if args.smoke else _seeds(args.seeds)
     params = RecoveryParams()
@@ -344,13 +408,14 @@ def main() -> None:
     if args.smoke:
         cases = [(10.0, 60.0)]
     out: list[dict[str, float | int | str]] = []
+    exact_out: list[dict[str, float | int | str]] | None = [] if args.exact else None
     for name, world, level in topologies:
         for stress, detection in cases:
             model = FaultModel(stress=stress, correlated_level=level, detection_s=detection)
             if args.paired:
-                paired(name, world, model, params, seeds, out, args.reference)
+                paired(name, world, model, params, seeds, out, args.reference, exact_out)
             else:
-                scenario(name, world, model, params, seeds, out)
+                scenario(name, world, model, params, seeds, out, exact_out)
     if args.smoke:
         return
     RESULTS.mkdir(exist_ok=True)
@@ -358,6 +423,10 @@ def main() -> None:
     path = RESULTS / f"placement_faults-{datetime.date.today().isoformat()}{tag}.csv"
     write_rows(path, out)
     print(f"\nwrote {path.relative_to(ROOT.parent)}")
+    if exact_out:
+        exact_path = path.with_name(path.stem + "-exact.csv")
+        write_rows(exact_path, exact_out)
+        print(f"wrote {exact_path.relative_to(ROOT.parent)}")
 
 
 if __name__ == "__main__":
