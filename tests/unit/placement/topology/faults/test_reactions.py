@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement
+from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement, default_weights
+from wlmap.placement.topology.exact import optimal_recovery
 from wlmap.placement.topology.faults import (
     KaiStaleGangEviction,
     KueueHotSwap,
@@ -222,3 +223,19 @@ def test_wlmap_requeues_when_its_required_rack_could_not_hold_it_even_empty() ->
     recovery = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
     assert recovery.kind == "requeue"
     assert recovery.evicted == 2
+
+
+def test_wlmap_moves_lost_pods_to_the_rack_holding_most_of_the_gang_as_the_optimum_does() -> None:
+    # 6 pods of 1 GPU: n0 2 (rack r1), n3 4 (rack r2, full). n0 fails. Room: n1 2 (r1,
+    # exactly the 2 lost pods), n4 3 (r2). Best fit alone takes n1 and leaves the gang
+    # split over two racks; rack r2 already holds 4 of its pods, so n4 joins them all.
+    gang = Gang("six", 6, 1)
+    capacity, placement = running(gang, {0: 2, 3: 4}, busy={1: 2, 2: 4, 4: 1})
+    survivors, lost = fail(capacity, placement, [0])
+    recovery = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    best = optimal_recovery(capacity, survivors, default_weights(2))
+    assert recovery.kind == "swap"
+    assert recovery.moves == ((4, 2),)
+    assert best is not None
+    assert recovery.placement is not None
+    assert recovery.placement.nodes == best.placement.nodes == ((3, 4), (4, 2))
