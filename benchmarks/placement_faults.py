@@ -17,13 +17,15 @@ losses at the node rate, detection after ``--detection`` seconds, repair after 8
 Modelled recovery times: planning 1 s, pod restart 60 s, checkpoint reload 120 s,
 checkpoints every 30 min of progress. Every reaction sees the same arrivals and faults.
 
-Printed per scenario and reaction, pooled over the seeds: affected gangs, MTTR mean / p50 /
+Printed per scenario and reaction, pooled over the seeds: affected gangs and their GPUs
+(which gangs a fault hits differs between separate runs), MTTR mean / p50 /
 p95 (s), shares recovered by swap (only lost pods moved) / whole re-placement / requeue,
 mean change of communication cost and of finest-level span after recovery, healthy pods
 evicted, lost GPU-hours (GPUs x (work redone since the checkpoint + MTTR)), the downtime
 part of it alone (GPUs x MTTR: the part a reaction controls; the redone part depends on
 which gangs the faults happen to hit), goodput, constraint or accounting violations (must
-be 0); then wlmap's MTTR and lost GPU-hours as ratios to Kueue hot swap and KAI eviction
+be 0); then wlmap's MTTR, lost GPU-hours, GPUs hit and lost GPU-hours per GPU hit as
+ratios to Kueue hot swap and KAI eviction
 measured in the same run. Scenarios: stress 1/5/10 at 60 s detection, and detection
 20/300 s at stress 5. A CSV with one row per (scenario, reaction, seed) goes to
 ``benchmarks/results/placement_faults-<date>.csv``.
@@ -117,6 +119,7 @@ def _row(run: RecoveryRun, end: float) -> tuple[dict[str, float | int], list[flo
     closed = [r for r in records if r.cost_after is not None and r.span_after is not None]
     row: dict[str, float | int] = {
         "affected": len(records),
+        "gpus_hit": sum(r.gpus for r in records),
         "unrecovered": sum(r.mttr_s is None for r in records),
         "mttr_sum_s": round(sum(mttr), 1),
         "swap": kinds.count("swap"),
@@ -151,6 +154,7 @@ def _summary(rows: list[dict[str, float | int]], mttr: list[float]) -> dict[str,
     closed = total("closed") or 1.0
     return {
         "affected": total("affected"),
+        "gpus_hit": total("gpus_hit"),
         "mttr": statistics.fmean(mttr) if mttr else 0.0,
         "p50": _pct(mttr, 0.5),
         "p95": _pct(mttr, 0.95),
@@ -246,7 +250,7 @@ def scenario(
     )
     print(f"   ({describe(_mix(params), world)}; each reaction with its own placement)")
     head = (
-        f"{'reaction':<18}{'gangs':>6}{'MTTR':>8}{'p50':>7}{'p95':>8}{'swap':>6}{'repl':>6}"
+        f"{'reaction':<18}{'gangs':>6}{'GPUs':>7}{'MTTR':>8}{'p50':>7}{'p95':>8}{'swap':>6}{'repl':>6}"
         f"{'requ':>6}{'dCost':>7}{'dSpan':>6}{'evict':>6}{'lostGPUh':>9}{'downGPUh':>9}"
         f"{'goodput':>8}{'viol':>5}"
     )
@@ -254,7 +258,7 @@ def scenario(
     sums = {k: _summary(*v) for k, v in per.items()}
     for key, s in sums.items():
         print(
-            f"{key:<18}{s['affected']:>6.0f}{s['mttr']:>8.0f}{s['p50']:>7.0f}{s['p95']:>8.0f}"
+            f"{key:<18}{s['affected']:>6.0f}{s['gpus_hit']:>7.0f}{s['mttr']:>8.0f}{s['p50']:>7.0f}{s['p95']:>8.0f}"
             f"{s['swap']:>6.0%}{s['replace']:>6.0%}{s['requeue']:>6.0%}{s['d_cost']:>7.2f}"
             f"{s['d_span']:>6.2f}{s['evicted']:>6.0f}{s['lost']:>9.1f}{s['down']:>9.1f}{s['goodput']:>8.4f}"
             f"{s['violations']:>5.0f}"
@@ -267,10 +271,14 @@ def scenario(
             if ours not in sums or base not in sums:
                 continue
             a, b = sums[ours], sums[base]
+            per_a = a["lost"] / (a["gpus_hit"] or 1)
+            per_b = b["lost"] / (b["gpus_hit"] or 1)
             print(
                 f"{ours} vs {base}: MTTR x{a['mttr'] / (b['mttr'] or 1):.2f}, "
                 f"lost GPU-h x{a['lost'] / (b['lost'] or 1):.2f}, "
-                f"down GPU-h x{a['down'] / (b['down'] or 1):.2f}"
+                f"down GPU-h x{a['down'] / (b['down'] or 1):.2f}, "
+                f"GPUs hit x{a['gpus_hit'] / (b['gpus_hit'] or 1):.2f}, "
+                f"lost GPU-h per GPU hit x{per_a / (per_b or 1):.2f}"
             )
 
 
