@@ -432,6 +432,9 @@ def main() -> None:
         cases = [(10.0, 60.0)]
     out: list[dict[str, float | int | str]] = []
     exact_out: list[dict[str, float | int | str]] | None = [] if args.exact else None
+    tag = ("-paired" if args.paired else "") + (f"-{args.tag}" if args.tag else "")
+    path = RESULTS / f"placement_faults-{datetime.date.today().isoformat()}{tag}.csv"
+    exact_path = path.with_name(path.stem + "-exact.csv")
     for name, world, level in topologies:
         for stress, detection in cases:
             model = FaultModel(stress=stress, correlated_level=level, detection_s=detection)
@@ -440,17 +443,14 @@ def main() -> None:
             else:
                 only = tuple(r for r in args.reactions.split(",") if r)
                 scenario(name, world, model, params, seeds, out, exact_out, only)
-    if args.smoke:
-        return
-    RESULTS.mkdir(exist_ok=True)
-    tag = ("-paired" if args.paired else "") + (f"-{args.tag}" if args.tag else "")
-    path = RESULTS / f"placement_faults-{datetime.date.today().isoformat()}{tag}.csv"
-    write_rows(path, out)
-    print(f"\nwrote {path.relative_to(ROOT.parent)}")
-    if exact_out:
-        exact_path = path.with_name(path.stem + "-exact.csv")
-        write_rows(exact_path, exact_out)
-        print(f"wrote {exact_path.relative_to(ROOT.parent)}")
+            if not args.smoke:  # after every scenario, so a long run keeps what it measured
+                write_rows(path, out)
+                if exact_out:
+                    write_rows(exact_path, exact_out)
+    if not args.smoke:
+        print(f"\nwrote {path.relative_to(ROOT.parent)}")
+        if exact_out:
+            print(f"wrote {exact_path.relative_to(ROOT.parent)}")
 
 
 if __name__ == "__main__":
