@@ -26,7 +26,8 @@ them as they were). The simulator applies the :class:`Recovery` it returns.
   node whose pod gains most cheap links to the gang (its policy's pair weights). A sliced gang whose
   slice domain has no room moves whole slices to the nearest slice domains with room,
   taking along only the survivors of a slice the fault cut (:mod:`._slices`). Only when that
-  fails is the gang re-placed whole (spare GPUs visible). When even that fails, the gang is
+  fails is the gang re-placed whole (spare GPUs visible); a gang that lost every pod is
+  placed by its policy at once (all its pods move in any case). When even that fails, the gang is
   not evicted: its healthy pods keep their GPUs and it waits for room for the lost pods
   only, asked again ahead of the queue each time GPUs free up (``hold``), unless its domain
   could not hold it even empty (:func:`._moves.could_return`); then, or without ``hold``,
@@ -343,6 +344,10 @@ class WlmapReplacement:
         """Move the lost pods inside the gang's domain, else re-place it, else move further."""
         before = (*survivors.nodes, *lost)
         gang = survivors.gang
+        if not survivors.nodes:
+            # every pod was lost: all of them move whichever way, so the policy's own
+            # placement (its objective) beats filling nodes tier by tier
+            return replace_whole(capacity, survivors, policy, spares)
         inside = _moves.ceiling(gang)
         if self.keep_domain and gang.required_level is None:
             inside = max(inside, _moves.enclosing(capacity, before))

@@ -13,6 +13,7 @@ from wlmap.placement.topology.faults import (
     WlmapReplacement,
     constraint_problems,
 )
+from wlmap.placement.topology.registry import make_gang_policy
 
 from ._cluster import fail, running
 from ._firstfit import TopologyFirstFit
@@ -239,3 +240,21 @@ def test_wlmap_moves_lost_pods_to_the_rack_holding_most_of_the_gang_as_the_optim
     assert best is not None
     assert recovery.placement is not None
     assert recovery.placement.nodes == best.placement.nodes == ((3, 4), (4, 2))
+
+
+def test_wlmap_places_a_gang_that_lost_every_pod_with_its_policy_in_one_rack() -> None:
+    # 2 pods of 2 GPUs, both on n0, which fails. Room: n1 (rack r1) and n3, n4 (rack r2)
+    # one pod each; n2 and b2 full. Filling tier by tier would put one pod on n1 (the
+    # failed node's rack) and one in r2, across racks; the policy keeps both in r2, as the
+    # optimum does.
+    pair = Gang("pair", 2, 2)
+    capacity, placement = running(pair, {0: 2}, busy={1: 2, 2: 4, 3: 2, 4: 2, 5: 4, 6: 4})
+    survivors, lost = fail(capacity, placement, [0])
+    recovery = WlmapReplacement().recover(
+        capacity, survivors, lost, make_gang_policy("wlmap"), None
+    )
+    best = optimal_recovery(capacity, survivors, default_weights(2))
+    assert recovery.kind == "replace"
+    assert recovery.evicted == 0
+    assert recovery.placement is not None and best is not None
+    assert recovery.placement.nodes == best.placement.nodes == ((3, 1), (4, 1))
