@@ -39,7 +39,8 @@ class Decision:
         cost: communication cost of the reaction's placement; None likewise.
         best_moved: the fewest pods any valid recovery moves; None when none exists.
         best_cost: the least cost among recoveries moving ``best_moved`` pods.
-        proven: CP-SAT proved the reference optimal.
+        proven: CP-SAT proved the reference optimal (or infeasible); False when it ran
+            out of time, with or without an answer (then ``best_moved`` is None).
         seconds: time the reference took.
     """
 
@@ -56,15 +57,23 @@ class Decision:
 
 @dataclass
 class ExactReference:
-    """Solves the reference at every decision it is shown and keeps both answers."""
+    """Solves the reference at every decision it is shown and keeps both answers.
+
+    The time limit is 20 s of wall time per decision by default: on a loaded machine the
+    placement reference's 5 s did not always suffice for a 128-pod gang.
+    """
 
     weights: TierWeights
-    time_limit: float = DEFAULT_TIME_LIMIT
+    time_limit: float = 4 * DEFAULT_TIME_LIMIT
     decisions: list[Decision] = field(default_factory=list)
 
     def compare(self, capacity: FreeCapacity, survivors: GangPlacement, recovery: Recovery) -> None:
         """Record ``recovery`` (the reaction's answer) next to the reference's."""
-        best = optimal_recovery(capacity, survivors, self.weights, time_limit=self.time_limit)
+        try:
+            best = optimal_recovery(capacity, survivors, self.weights, time_limit=self.time_limit)
+            solved = True
+        except RuntimeError:  # no answer within the time limit: counted as unproven
+            best, solved = None, False
         gang = survivors.gang
         moved: int | None = None
         cost: float | None = None
@@ -80,7 +89,7 @@ class ExactReference:
                 cost,
                 None if best is None else best.moved,
                 None if best is None else best.cost,
-                best is None or best.proven,
+                solved and (best is None or best.proven),
                 0.0 if best is None else best.seconds,
             )
         )
