@@ -272,8 +272,11 @@ def _tiered(
     holding = {n for n, _ in survivors.nodes}
     moves: dict[int, int] = {}
     pull = None if weights is None else _moves.Pull(capacity, survivors.nodes, weights)
+    # With a pull (wlmap), the domains nearest the survivors come first: the lost pods' old
+    # rack may be far from where the rest of a split gang runs on.
+    near = survivors.nodes if pull is not None and survivors.nodes else before
     for failed, pods in lost:
-        candidates = _moves.tiers(capacity, gang, before, failed, top)
+        candidates = _moves.tiers(capacity, gang, near, failed, top)
         if only_spares:
             assert spares is not None
             candidates = [[n for n in tier if spares.is_spare(n)] for tier in candidates]

@@ -258,3 +258,19 @@ def test_wlmap_places_a_gang_that_lost_every_pod_with_its_policy_in_one_rack() -
     assert recovery.evicted == 0
     assert recovery.placement is not None and best is not None
     assert recovery.placement.nodes == best.placement.nodes == ((3, 1), (4, 1))
+
+
+def test_wlmap_moves_the_lost_pod_of_a_split_gang_near_its_survivor_not_its_old_rack() -> None:
+    # 2 pods of 4 GPUs: n0 (block b1) and n5 (block b2). n5 fails. b2's other node n6 is
+    # free, but the survivor runs in b1, where n3 is free: rack-level pairs (b1) beat
+    # pairs across blocks, with one pod moved either way.
+    pair = Gang("pair", 2, 4)
+    capacity, placement = running(pair, {0: 1, 5: 1}, busy={1: 4, 2: 4, 4: 4})
+    survivors, lost = fail(capacity, placement, [5])
+    recovery = WlmapReplacement().recover(
+        capacity, survivors, lost, make_gang_policy("wlmap"), None
+    )
+    best = optimal_recovery(capacity, survivors, default_weights(2))
+    assert recovery.moves == ((3, 1),)
+    assert best is not None and recovery.placement is not None
+    assert recovery.placement.nodes == best.placement.nodes == ((0, 1), (3, 1))
