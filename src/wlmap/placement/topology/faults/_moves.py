@@ -1,7 +1,7 @@
 """Where the pods of a failed node can go without moving any other pod of the gang.
 
 Candidate nodes come in tiers: first the nodes of the finest domains that already hold the
-gang, then those of the next level up, and so on up to the gang's ceiling (its required
+gang (for wlmap's reaction, its surviving pods), then those of the next level up, and so on up to the gang's ceiling (its required
 level, or the whole cluster when it has none). A sliced gang stays inside the slice-level
 domain of the failed node, so every slice keeps to one domain. Inside a tier, spare nodes
 come first (capacity kept for failures), then nodes that already run pods of the gang, then

@@ -21,7 +21,7 @@ them as they were). The simulator applies the :class:`Recovery` it returns.
 - :class:`SparePoolSwap`: the lost pods move to spare nodes (see :mod:`.spares`), nearest
   tier first; without enough spares, restart from scratch.
 - :class:`WlmapReplacement`: minimal movement. Only the lost pods move, to the finest
-  domains already holding the gang, then up the tree up to its required domain (the whole
+  domains holding the gang's survivors, then up the tree up to its required domain (the whole
   cluster without one; see :mod:`._moves`), spare capacity first, and inside a tier the
   node whose pod gains most cheap links to the gang (its policy's pair weights). A sliced gang whose
   slice domain has no room moves whole slices to the nearest slice domains with room,
