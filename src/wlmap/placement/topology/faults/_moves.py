@@ -181,13 +181,14 @@ def borrowed(capacity: FreeCapacity, gang: Gang, moves: Pairs, spares: SparePool
 def could_return(capacity: FreeCapacity, survivors: Pairs, lost: Pairs, gang: Gang) -> bool:
     """Whether the domain the lost pods may use could ever hold them with the survivors.
 
-    Counts the GPUs in service of the gang's ceiling domain (:func:`ceiling`, the one
-    holding the survivors), as if every other gang there finished: when even that is too
-    small (the gang filled its required domain and a node of it failed), waiting there is
-    futile until the repair.
+    Counts the GPUs in service of the gang's required domain (the one holding the
+    survivors; the whole cluster without one), as if every other gang there finished: when
+    even that is too small (the gang filled its required domain and a node of it failed),
+    waiting there is futile until the repair. Not the slice domain: a sliced gang's lost
+    pods may come back as whole slices in any slice domain of the required one.
     """
     topology = capacity.topology
-    top = ceiling(gang)
+    top = gang.required_level if gang.required_level is not None else -1
     anchor = (survivors or lost)[0][0]
     if top < 0:
         members: Iterable[int] = range(len(topology.nodes))

@@ -214,6 +214,20 @@ def test_wlmap_holds_the_healthy_pods_while_room_may_still_free_up_in_its_domain
     assert whole.kind == "requeue"
 
 
+def test_wlmap_holds_a_sliced_gang_larger_than_one_rack_instead_of_requeueing_it() -> None:
+    # 8 pods of 2 GPUs in slices of 2 per rack: n0, n1 (rack r1) and n3, n4 (rack r2), 2
+    # pods each. n0 fails; no rack has room for the lost slice and the gang cannot be
+    # re-placed whole, but the cluster would hold it once other work finishes. A rack could
+    # never hold the whole gang, which is no reason to requeue it: wlmap waits.
+    gang = Gang("tp8", 8, 2, slice_size=2, slice_level=1)
+    busy = dict.fromkeys((2, 5, 6), 4)
+    capacity, placement = running(gang, {0: 2, 1: 2, 3: 2, 4: 2}, busy=busy)
+    survivors, lost = fail(capacity, placement, [0])
+    recovery = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert recovery.kind == "wait"
+    assert recovery.evicted == 0
+
+
 def test_wlmap_requeues_when_its_required_rack_could_not_hold_it_even_empty() -> None:
     # trio fills rack r1 (n0, n1, n2) and must stay in one rack; n0 fails, so r1 keeps 2
     # nodes for 3 pods until the repair, and racks r2 and r3 are full: waiting in r1 is
