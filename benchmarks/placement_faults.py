@@ -17,13 +17,15 @@ losses at the node rate, detection after ``--detection`` seconds, repair after 8
 Modelled recovery times: planning 1 s, pod restart 60 s, checkpoint reload 120 s,
 checkpoints every 30 min of progress. Every reaction sees the same arrivals and faults.
 
-Printed per scenario and reaction, pooled over the seeds: affected gangs, MTTR mean / p50 /
+Printed per scenario and reaction, pooled over the seeds: affected gangs and their GPUs
+(which gangs a fault hits differs between separate runs), MTTR mean / p50 /
 p95 (s), shares recovered by swap (only lost pods moved) / whole re-placement / requeue,
 mean change of communication cost and of finest-level span after recovery, healthy pods
 evicted, lost GPU-hours (GPUs x (work redone since the checkpoint + MTTR)), the downtime
 part of it alone (GPUs x MTTR: the part a reaction controls; the redone part depends on
 which gangs the faults happen to hit), goodput, constraint or accounting violations (must
-be 0); then wlmap's MTTR and lost GPU-hours as ratios to Kueue hot swap and KAI eviction
+be 0); then wlmap's MTTR, lost GPU-hours, GPUs hit and lost GPU-hours per GPU hit as
+ratios to Kueue hot swap and KAI eviction
 measured in the same run. Scenarios: stress 1/5/10 at 60 s detection, and detection
 20/300 s at stress 5. A CSV with one row per (scenario, reaction, seed) goes to
 ``benchmarks/results/placement_faults-<date>.csv``.
@@ -37,7 +39,14 @@ by the reaction and its placement; spare pools are left out there. Its CSV ends 
 ``-paired``.
 
 Run: ``python benchmarks/placement_faults.py [--smoke] [--paired] [--seeds 1-5]
-[--stress 1,5,10] [--detection 20,60,300] [--reference kueue-bestfit] [--cases 10:60]``
+[--stress 1,5,10] [--detection 20,60,300] [--reference kueue-bestfit] [--cases 10:60]
+[--reactions kueue-hot-swap,kai-stale-gang,wlmap] [--exact] [--tag NAME]``
+
+``--exact`` solves the CP-SAT reference at every decision of Kueue's, KAI's, restart's and
+wlmap's reactions (``wlmap.placement.topology.faults.reference``) and prints, per reaction:
+decisions, those that placed the gang at once, the share that moved the fewest pods
+possible, pods moved over that fewest, and the communication cost over the reference's
+(mean, p95, max, share equal) where both moved the fewest; its CSV ends in ``-exact``.
 """
 
 from __future__ import annotations
@@ -66,6 +75,7 @@ from wlmap.placement.topology.faults import (
     simulate_recovery,
 )
 from wlmap.placement.topology.faults.paired import paired_recoveries
+from wlmap.placement.topology.faults.reference import Decision, ExactReference, summarise
 from wlmap.placement.topology.jobmix import JobMix, describe, synthetic_jobs
 from wlmap.placement.topology.policy import GangPolicy
 from wlmap.placement.topology.registry import make_gang_policy
@@ -109,6 +119,7 @@ def _row(run: RecoveryRun, end: float) -> tuple[dict[str, float | int], list[flo
     closed = [r for r in records if r.cost_after is not None and r.span_after is not None]
     row: dict[str, float | int] = {
         "affected": len(records),
+        "gpus_hit": sum(r.gpus for r in records),
         "unrecovered": sum(r.mttr_s is None for r in records),
         "mttr_sum_s": round(sum(mttr), 1),
         "swap": kinds.count("swap"),
@@ -143,6 +154,7 @@ def _summary(rows: list[dict[str, float | int]], mttr: list[float]) -> dict[str,
     closed = total("closed") or 1.0
     return {
         "affected": total("affected"),
+        "gpus_hit": total("gpus_hit"),
         "mttr": statistics.fmean(mttr) if mttr else 0.0,
         "p50": _pct(mttr, 0.5),
         "p95": _pct(mttr, 0.95),
@@ -159,6 +171,34 @@ def _summary(rows: list[dict[str, float | int]], mttr: list[float]) -> dict[str,
     }
 
 
+EXACT_FOR = ("kueue-hot-swap", "kai-stale-gang", "restart", "wlmap", "wlmap-local")
+
+
+def _exact_rows(
+    decisions: dict[str, list[Decision]], base: dict[str, float | int | str]
+) -> list[dict[str, float | int | str]]:
+    rows: list[dict[str, float | int | str]] = []
+    for key, found in decisions.items():
+        summary = summarise(found)
+        rows.append({**base, "reaction": key, **{k: round(v, 4) for k, v in summary.items()}})
+    return rows
+
+
+def _print_exact(decisions: dict[str, list[Decision]]) -> None:
+    print(
+        f"{'exact per fault':<18}{'decis':>6}{'placed':>7}{'fewest':>7}{'moved':>7}"
+        f"{'cost/opt':>9}{'p95':>7}{'max':>7}{'=opt':>6}{'0miss':>6}{'s/solve':>8}"
+    )
+    for key, found in decisions.items():
+        s = summarise(found)
+        print(
+            f"{key:<18}{s['decisions']:>6.0f}{s['placed']:>7.0f}{s['fewest_share']:>7.0%}"
+            f"{s['moved_ratio_mean']:>7.2f}{s['cost_ratio_mean']:>9.3f}{s['cost_ratio_p95']:>7.3f}"
+            f"{s['cost_ratio_max']:>7.3f}{s['optimal_share']:>6.0%}{s['zero_cost_missed']:>6.0f}"
+            f"{s['seconds_mean']:>8.3f}"
+        )
+
+
 def scenario(
     name: str,
     world: Scenario,
@@ -166,17 +206,29 @@ def scenario(
     params: RecoveryParams,
     seeds: list[int],
     out: list[dict[str, float | int | str]],
+    exact_out: list[dict[str, float | int | str]] | None = None,
+    only: tuple[str, ...] = (),
 ) -> None:
     end = params.warmup_s + params.horizon_s
     per: dict[str, tuple[list[dict[str, float | int]], list[float]]] = {}
+    decisions: dict[str, list[Decision]] = {}
     topology = world.topology
     for seed in seeds:
         arrivals = synthetic_jobs(world, _mix(params), seed)
         faults = draw_faults(topology, model, params.horizon_s, seed)
         for make in REACTIONS:
             reaction = make()
+            if only and reaction.name not in only:
+                continue
             policy = _policy(reaction.policy, world, seed)
-            run = simulate_recovery(topology, arrivals, faults, policy, reaction, params, seed)
+            exact = None
+            if exact_out is not None and reaction.name in EXACT_FOR:
+                exact = ExactReference(world.weights)
+            run = simulate_recovery(
+                topology, arrivals, faults, policy, reaction, params, seed, exact
+            )
+            if exact is not None:
+                decisions.setdefault(reaction.name, []).extend(exact.decisions)
             row, mttr = _row(run, end)
             rows, pooled = per.setdefault(reaction.name, ([], []))
             rows.append(row)
@@ -198,7 +250,7 @@ def scenario(
     )
     print(f"   ({describe(_mix(params), world)}; each reaction with its own placement)")
     head = (
-        f"{'reaction':<18}{'gangs':>6}{'MTTR':>8}{'p50':>7}{'p95':>8}{'swap':>6}{'repl':>6}"
+        f"{'reaction':<18}{'gangs':>6}{'GPUs':>7}{'MTTR':>8}{'p50':>7}{'p95':>8}{'swap':>6}{'repl':>6}"
         f"{'requ':>6}{'dCost':>7}{'dSpan':>6}{'evict':>6}{'lostGPUh':>9}{'downGPUh':>9}"
         f"{'goodput':>8}{'viol':>5}"
     )
@@ -206,18 +258,27 @@ def scenario(
     sums = {k: _summary(*v) for k, v in per.items()}
     for key, s in sums.items():
         print(
-            f"{key:<18}{s['affected']:>6.0f}{s['mttr']:>8.0f}{s['p50']:>7.0f}{s['p95']:>8.0f}"
+            f"{key:<18}{s['affected']:>6.0f}{s['gpus_hit']:>7.0f}{s['mttr']:>8.0f}{s['p50']:>7.0f}{s['p95']:>8.0f}"
             f"{s['swap']:>6.0%}{s['replace']:>6.0%}{s['requeue']:>6.0%}{s['d_cost']:>7.2f}"
             f"{s['d_span']:>6.2f}{s['evicted']:>6.0f}{s['lost']:>9.1f}{s['down']:>9.1f}{s['goodput']:>8.4f}"
             f"{s['violations']:>5.0f}"
         )
+    if exact_out is not None:
+        _print_exact(decisions)
+        exact_out.extend(_exact_rows(decisions, _case(name, model, "separate", seeds)))
     for ours in ("wlmap", "wlmap+spare-5%"):
         for base in ("kueue-hot-swap", "kai-stale-gang"):
+            if ours not in sums or base not in sums:
+                continue
             a, b = sums[ours], sums[base]
+            per_a = a["lost"] / (a["gpus_hit"] or 1)
+            per_b = b["lost"] / (b["gpus_hit"] or 1)
             print(
                 f"{ours} vs {base}: MTTR x{a['mttr'] / (b['mttr'] or 1):.2f}, "
                 f"lost GPU-h x{a['lost'] / (b['lost'] or 1):.2f}, "
-                f"down GPU-h x{a['down'] / (b['down'] or 1):.2f}"
+                f"down GPU-h x{a['down'] / (b['down'] or 1):.2f}, "
+                f"GPUs hit x{a['gpus_hit'] / (b['gpus_hit'] or 1):.2f}, "
+                f"lost GPU-h per GPU hit x{per_a / (per_b or 1):.2f}"
             )
 
 
@@ -230,6 +291,18 @@ PAIRED: tuple[Callable[[], Reaction], ...] = (
 )
 
 
+def _case(
+    name: str, model: FaultModel, mode: str, seeds: list[int]
+) -> dict[str, float | int | str]:
+    return {
+        "scenario": name,
+        "stress": model.stress,
+        "detection_s": model.detection_s,
+        "mode": mode,
+        "seeds": f"{seeds[0]}-{seeds[-1]}",
+    }
+
+
 def paired(
     name: str,
     world: Scenario,
@@ -238,9 +311,11 @@ def paired(
     seeds: list[int],
     out: list[dict[str, float | int | str]],
     reference: str = "kueue-bestfit",
+    exact_out: list[dict[str, float | int | str]] | None = None,
 ) -> None:
     """Every reaction on the same faults from the same state (restart carries the day)."""
     end = params.warmup_s + params.horizon_s
+    decisions: dict[str, list[Decision]] = {}
     pooled: dict[str, list[Record]] = {}
     flagged: dict[str, int] = {}
     topology = world.topology
@@ -261,6 +336,7 @@ def paired(
             seed,
             own,
             problems,
+            None if exact_out is None else (world.weights, decisions),
         )
         for key, records in found.items():
             pooled.setdefault(key, []).extend(records)
@@ -305,6 +381,9 @@ def paired(
             f"{kinds.count('requeue') / n:>6.0%}{sum(r.evicted for r in records):>7}{lost:>10.1f}"
         )
     print("violations: " + ", ".join(f"{k} {v}" for k, v in flagged.items()))
+    if exact_out is not None:
+        _print_exact(decisions)
+        exact_out.extend(_exact_rows(decisions, _case(name, model, "paired", seeds)))
     for base in ("kueue-hot-swap", "kai-stale-gang"):
         (m, lost), (bm, blost) = sums["wlmap"], sums[base]
         print(f"wlmap vs {base}: MTTR x{m / (bm or 1):.3f}, lost GPU-h x{lost / (blost or 1):.3f}")
@@ -328,6 +407,14 @@ def main() -> None:
         "--reference", default="kueue-bestfit", help="policy of the run that carries the day"
     )
     parser.add_argument("--cases", default="", help="only these stress:detection, e.g. 10:60")
+    parser.add_argument(
+        "--reactions", default="", help="separate runs: only these reactions, comma-separated"
+    )
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="compare each decision with the CP-SAT reference (own CSV, ending in -exact)",
+    )
     args = parser.parse_args()
     seeds = [1] if args.smoke else _seeds(args.seeds)
     params = RecoveryParams()
@@ -344,20 +431,26 @@ def main() -> None:
     if args.smoke:
         cases = [(10.0, 60.0)]
     out: list[dict[str, float | int | str]] = []
+    exact_out: list[dict[str, float | int | str]] | None = [] if args.exact else None
+    tag = ("-paired" if args.paired else "") + (f"-{args.tag}" if args.tag else "")
+    path = RESULTS / f"placement_faults-{datetime.date.today().isoformat()}{tag}.csv"
+    exact_path = path.with_name(path.stem + "-exact.csv")
     for name, world, level in topologies:
         for stress, detection in cases:
             model = FaultModel(stress=stress, correlated_level=level, detection_s=detection)
             if args.paired:
-                paired(name, world, model, params, seeds, out, args.reference)
+                paired(name, world, model, params, seeds, out, args.reference, exact_out)
             else:
-                scenario(name, world, model, params, seeds, out)
-    if args.smoke:
-        return
-    RESULTS.mkdir(exist_ok=True)
-    tag = ("-paired" if args.paired else "") + (f"-{args.tag}" if args.tag else "")
-    path = RESULTS / f"placement_faults-{datetime.date.today().isoformat()}{tag}.csv"
-    write_rows(path, out)
-    print(f"\nwrote {path.relative_to(ROOT.parent)}")
+                only = tuple(r for r in args.reactions.split(",") if r)
+                scenario(name, world, model, params, seeds, out, exact_out, only)
+            if not args.smoke:  # after every scenario, so a long run keeps what it measured
+                write_rows(path, out)
+                if exact_out:
+                    write_rows(exact_path, exact_out)
+    if not args.smoke:
+        print(f"\nwrote {path.relative_to(ROOT.parent)}")
+        if exact_out:
+            print(f"wrote {exact_path.relative_to(ROOT.parent)}")
 
 
 if __name__ == "__main__":

@@ -27,9 +27,11 @@ from wlmap.placement.topology.faults.recovery import (
     RecoveryParams,
     _Loop,
 )
+from wlmap.placement.topology.faults.reference import Decision, ExactReference
 from wlmap.placement.topology.faults.verify import accounting_problems
 from wlmap.placement.topology.jobmix import Job as Arrival
 from wlmap.placement.topology.policy import GangPolicy
+from wlmap.placement.topology.quality import TierWeights
 from wlmap.placement.topology.tree import Topology
 
 __all__ = ["paired_recoveries"]
@@ -57,6 +59,7 @@ def paired_recoveries(
     seed: int = 0,
     policies: dict[str, GangPolicy] | None = None,
     problems: dict[str, list[str]] | None = None,
+    exact: tuple[TierWeights, dict[str, list[Decision]]] | None = None,
 ) -> dict[str, list[Record]]:
     """Per reaction, the records of every fault, each fault met from the reference's state.
 
@@ -88,6 +91,8 @@ def paired_recoveries(
             fork.recovering = own.get(reaction.name, policy)
             _only(fork, fault_id)
             fork.ledger.records = []
+            if exact is not None:
+                fork.exact = ExactReference(exact[0])
 
             def done(fork: _Loop = fork, fault_id: int = fault_id) -> bool:
                 hit = fork.hit_by.get(fault_id)
@@ -97,6 +102,8 @@ def paired_recoveries(
 
             fork.advance(end, done)
             found[reaction.name].extend(fork.ledger.records)
+            if exact is not None and fork.exact is not None:
+                exact[1].setdefault(reaction.name, []).extend(fork.exact.decisions)
             if problems is not None:
                 problems.setdefault(reaction.name, []).extend(_checked(fork))
     return found

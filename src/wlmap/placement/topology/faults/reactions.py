@@ -21,11 +21,13 @@ them as they were). The simulator applies the :class:`Recovery` it returns.
 - :class:`SparePoolSwap`: the lost pods move to spare nodes (see :mod:`.spares`), nearest
   tier first; without enough spares, restart from scratch.
 - :class:`WlmapReplacement`: minimal movement. Only the lost pods move, to the finest
-  domains already holding the gang, then up the tree up to its required domain (the whole
-  cluster without one; see :mod:`._moves`), spare capacity first. A sliced gang whose
+  domains holding the gang's survivors, then up the tree up to its required domain (the whole
+  cluster without one; see :mod:`._moves`), spare capacity first, and inside a tier the
+  node whose pod gains most cheap links to the gang (its policy's pair weights). A sliced gang whose
   slice domain has no room moves whole slices to the nearest slice domains with room,
   taking along only the survivors of a slice the fault cut (:mod:`._slices`). Only when that
-  fails is the gang re-placed whole (spare GPUs visible). When even that fails, the gang is
+  fails is the gang re-placed whole (spare GPUs visible); a gang that lost every pod is
+  placed by its policy at once (all its pods move in any case). When even that fails, the gang is
   not evicted: its healthy pods keep their GPUs and it waits for room for the lost pods
   only, asked again ahead of the queue each time GPUs free up (``hold``), unless its domain
   could not hold it even empty (:func:`._moves.could_return`); then, or without ``hold``,
@@ -47,6 +49,7 @@ from wlmap.placement.topology.faults._slices import slice_moves
 from wlmap.placement.topology.faults.spares import SparePool
 from wlmap.placement.topology.gang import GangPlacement
 from wlmap.placement.topology.policy import GangPolicy, apply, release
+from wlmap.placement.topology.quality import TierWeights, default_weights
 
 __all__ = [
     "KaiStaleGangEviction",
@@ -262,17 +265,22 @@ def _tiered(
     spares: SparePool | None,
     only_spares: bool,
     top: int | None = None,
+    weights: TierWeights | None = None,
 ) -> dict[int, int] | None:
     gang = survivors.gang
     before = (*survivors.nodes, *lost)
     holding = {n for n, _ in survivors.nodes}
     moves: dict[int, int] = {}
+    pull = None if weights is None else _moves.Pull(capacity, survivors.nodes, weights)
+    # With a pull (wlmap), the domains nearest the survivors come first: the lost pods' old
+    # rack may be far from where the rest of a split gang runs on.
+    near = survivors.nodes if pull is not None and survivors.nodes else before
     for failed, pods in lost:
-        candidates = _moves.tiers(capacity, gang, before, failed, top)
+        candidates = _moves.tiers(capacity, gang, near, failed, top)
         if only_spares:
             assert spares is not None
             candidates = [[n for n in tier if spares.is_spare(n)] for tier in candidates]
-        if _moves.fill(capacity, gang, pods, candidates, holding, spares, moves):
+        if _moves.fill(capacity, gang, pods, candidates, holding, spares, moves, pull):
             return None
     return moves
 
@@ -303,6 +311,15 @@ class SparePoolSwap:
         return replace_whole(capacity, survivors, policy, spares)
 
 
+def _weights(policy: GangPolicy, capacity: FreeCapacity) -> TierWeights:
+    """The pair weights ``policy`` places with (wlmap's objective has them), else the
+    fabric defaults."""
+    weights = getattr(policy, "weights", None)
+    if isinstance(weights, TierWeights):
+        return weights
+    return default_weights(len(capacity.topology.levels))
+
+
 class WlmapReplacement:
     """Minimal movement inside the gang's domains first; whole re-placement last."""
 
@@ -330,10 +347,15 @@ class WlmapReplacement:
         """Move the lost pods inside the gang's domain, else re-place it, else move further."""
         before = (*survivors.nodes, *lost)
         gang = survivors.gang
+        if not survivors.nodes:
+            # every pod was lost: all of them move whichever way, so the policy's own
+            # placement (its objective) beats filling nodes tier by tier
+            return replace_whole(capacity, survivors, policy, spares)
         inside = _moves.ceiling(gang)
         if self.keep_domain and gang.required_level is None:
             inside = max(inside, _moves.enclosing(capacity, before))
-        moves = _tiered(capacity, survivors, lost, spares, only_spares=False, top=inside)
+        weights = _weights(policy, capacity)
+        moves = _tiered(capacity, survivors, lost, spares, False, inside, weights)
         if moves is not None:
             return _swap(capacity, survivors, moves, spares, "moved the lost pods in its domain")
         sliced = None if self.keep_domain else slice_moves(capacity, survivors, lost, spares)
@@ -343,7 +365,7 @@ class WlmapReplacement:
         whole = replace_whole(capacity, survivors, policy, spares)
         if whole.kind == "replace":
             return whole
-        moves = _tiered(capacity, survivors, lost, spares, only_spares=False)
+        moves = _tiered(capacity, survivors, lost, spares, False, None, weights)
         if moves is not None:
             return _swap(
                 capacity, survivors, moves, spares, "moved the lost pods out of its domain"

@@ -33,6 +33,7 @@ from wlmap.placement.topology.capacity import FreeCapacity
 from wlmap.placement.topology.faults._accounting import Job, Ledger, Record
 from wlmap.placement.topology.faults.model import Fault
 from wlmap.placement.topology.faults.reactions import Reaction
+from wlmap.placement.topology.faults.reference import ExactReference
 from wlmap.placement.topology.faults.spares import SparePool
 from wlmap.placement.topology.faults.verify import accounting_problems, constraint_problems
 from wlmap.placement.topology.gang import GangPlacement
@@ -111,6 +112,7 @@ class _Loop:
         self.picks: list[float] = []
         self.waiting: dict[int, Job] = {}  # gangs holding their survivors, waiting for room
         self.retrying = False
+        self.exact: ExactReference | None = None  # compares each decision with the optimum
 
     def load(self, arrivals: list[Arrival], faults: list[Fault]) -> None:
         """Queue the first arrival (the others follow one by one) and every fault's events."""
@@ -301,10 +303,12 @@ class _Loop:
             return
         lost = tuple(sorted(job.lost))
         job.lost = []
-        self.waiting.pop(job.index, None)
+        waited = self.waiting.pop(job.index, None) is not None
         recovery = self.reaction.recover(
             self.capacity, job.placement, lost, self.recovering, self.spares
         )
+        if self.exact is not None and not (waited and recovery.kind == "wait"):
+            self.exact.compare(self.capacity, job.placement, recovery)
         if recovery.kind == "wait":
             job.lost = list(lost)
             self.waiting[job.index] = job
@@ -351,9 +355,15 @@ def simulate_recovery(
     reaction: Reaction,
     params: RecoveryParams,
     seed: int = 0,
+    exact: ExactReference | None = None,
 ) -> RecoveryRun:
-    """Run the window with ``faults`` (times relative to its start) and ``reaction``."""
+    """Run the window with ``faults`` (times relative to its start) and ``reaction``.
+
+    With ``exact``, every decision of the reaction is recorded there next to the exact
+    reference solved at the same moment.
+    """
     loop = _Loop(topology, policy, reaction, params, seed)
+    loop.exact = exact
     loop.load(arrivals, faults)
     loop.advance(params.warmup_s + params.horizon_s)
     return loop.finish()

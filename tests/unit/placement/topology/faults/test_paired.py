@@ -18,8 +18,10 @@ from wlmap.placement.topology.faults import (
     draw_faults,
 )
 from wlmap.placement.topology.faults.paired import paired_recoveries
+from wlmap.placement.topology.faults.reference import Decision, summarise
 from wlmap.placement.topology.jobmix import JobMix, synthetic_jobs
 from wlmap.placement.topology.policy import GangPolicy
+from wlmap.placement.topology.registry import make_gang_policy
 from wlmap.placement.topology.scenarios import gb200
 
 from ._firstfit import TopologyFirstFit
@@ -96,3 +98,40 @@ def test_a_reactions_own_policy_re_places_the_gangs_it_recovers() -> None:
     assert {r.kind for r in found["kai-stale-gang"]} == {"requeue"}
     assert {r.mttr_s for r in found["kai-stale-gang"]} == {None}
     assert "replace" in {r.kind for r in found["restart"]}
+
+
+def test_no_reaction_beats_the_exact_reference_and_wlmap_moves_the_fewest_pods() -> None:
+    reactions: list[Reaction] = [KueueHotSwap(), KaiStaleGangEviction(), WlmapReplacement()]
+    decisions: dict[str, list[Decision]] = {}
+    scenario = gb200(1)
+    arrivals = synthetic_jobs(scenario, JobMix(hours=8.0), 2)
+    faults = draw_faults(
+        scenario.topology, FaultModel(stress=300.0, correlated_level=1), PARAMS.horizon_s, 2
+    )
+    policies = {r.name: make_gang_policy(r.policy, weights=scenario.weights) for r in reactions}
+    paired_recoveries(
+        scenario.topology,
+        arrivals,
+        faults,
+        TopologyFirstFit(),
+        RestartFromScratch(),
+        reactions,
+        PARAMS,
+        0,
+        policies,
+        exact=(scenario.weights, decisions),
+    )
+    for name, found in decisions.items():
+        assert found, f"{name} made no decision"
+        for d in found:
+            assert d.proven
+            if d.moved is None or d.best_moved is None:
+                continue
+            assert d.moved >= d.best_moved, f"{name} moved fewer pods than the reference: {d}"
+            if d.moved == d.best_moved:
+                assert d.cost is not None and d.best_cost is not None
+                assert d.cost >= d.best_cost - 1e-9, f"{name} cheaper than the reference: {d}"
+    wlmap = summarise(decisions["wlmap"])
+    kai = summarise(decisions["kai-stale-gang"])
+    assert wlmap["fewest_share"] == 1.0
+    assert kai["moved_ratio_mean"] > wlmap["moved_ratio_mean"]  # KAI evicts healthy pods

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement
+from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement, default_weights
+from wlmap.placement.topology.exact import optimal_recovery
 from wlmap.placement.topology.faults import (
     KaiStaleGangEviction,
     KueueHotSwap,
@@ -12,6 +13,7 @@ from wlmap.placement.topology.faults import (
     WlmapReplacement,
     constraint_problems,
 )
+from wlmap.placement.topology.registry import make_gang_policy
 
 from ._cluster import fail, running
 from ._firstfit import TopologyFirstFit
@@ -212,6 +214,20 @@ def test_wlmap_holds_the_healthy_pods_while_room_may_still_free_up_in_its_domain
     assert whole.kind == "requeue"
 
 
+def test_wlmap_holds_a_sliced_gang_larger_than_one_rack_instead_of_requeueing_it() -> None:
+    # 8 pods of 2 GPUs in slices of 2 per rack: n0, n1 (rack r1) and n3, n4 (rack r2), 2
+    # pods each. n0 fails; no rack has room for the lost slice and the gang cannot be
+    # re-placed whole, but the cluster would hold it once other work finishes. A rack could
+    # never hold the whole gang, which is no reason to requeue it: wlmap waits.
+    gang = Gang("tp8", 8, 2, slice_size=2, slice_level=1)
+    busy = dict.fromkeys((2, 5, 6), 4)
+    capacity, placement = running(gang, {0: 2, 1: 2, 3: 2, 4: 2}, busy=busy)
+    survivors, lost = fail(capacity, placement, [0])
+    recovery = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    assert recovery.kind == "wait"
+    assert recovery.evicted == 0
+
+
 def test_wlmap_requeues_when_its_required_rack_could_not_hold_it_even_empty() -> None:
     # trio fills rack r1 (n0, n1, n2) and must stay in one rack; n0 fails, so r1 keeps 2
     # nodes for 3 pods until the repair, and racks r2 and r3 are full: waiting in r1 is
@@ -222,3 +238,53 @@ def test_wlmap_requeues_when_its_required_rack_could_not_hold_it_even_empty() ->
     recovery = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
     assert recovery.kind == "requeue"
     assert recovery.evicted == 2
+
+
+def test_wlmap_moves_lost_pods_to_the_rack_holding_most_of_the_gang_as_the_optimum_does() -> None:
+    # 6 pods of 1 GPU: n0 2 (rack r1), n3 4 (rack r2, full). n0 fails. Room: n1 2 (r1,
+    # exactly the 2 lost pods), n4 3 (r2). Best fit alone takes n1 and leaves the gang
+    # split over two racks; rack r2 already holds 4 of its pods, so n4 joins them all.
+    gang = Gang("six", 6, 1)
+    capacity, placement = running(gang, {0: 2, 3: 4}, busy={1: 2, 2: 4, 4: 1})
+    survivors, lost = fail(capacity, placement, [0])
+    recovery = WlmapReplacement().recover(capacity, survivors, lost, FIRST_FIT, None)
+    best = optimal_recovery(capacity, survivors, default_weights(2))
+    assert recovery.kind == "swap"
+    assert recovery.moves == ((4, 2),)
+    assert best is not None
+    assert recovery.placement is not None
+    assert recovery.placement.nodes == best.placement.nodes == ((3, 4), (4, 2))
+
+
+def test_wlmap_places_a_gang_that_lost_every_pod_with_its_policy_in_one_rack() -> None:
+    # 2 pods of 2 GPUs, both on n0, which fails. Room: n1 (rack r1) and n3, n4 (rack r2)
+    # one pod each; n2 and b2 full. Filling tier by tier would put one pod on n1 (the
+    # failed node's rack) and one in r2, across racks; the policy keeps both in r2, as the
+    # optimum does.
+    pair = Gang("pair", 2, 2)
+    capacity, placement = running(pair, {0: 2}, busy={1: 2, 2: 4, 3: 2, 4: 2, 5: 4, 6: 4})
+    survivors, lost = fail(capacity, placement, [0])
+    recovery = WlmapReplacement().recover(
+        capacity, survivors, lost, make_gang_policy("wlmap"), None
+    )
+    best = optimal_recovery(capacity, survivors, default_weights(2))
+    assert recovery.kind == "replace"
+    assert recovery.evicted == 0
+    assert recovery.placement is not None and best is not None
+    assert recovery.placement.nodes == best.placement.nodes == ((3, 1), (4, 1))
+
+
+def test_wlmap_moves_the_lost_pod_of_a_split_gang_near_its_survivor_not_its_old_rack() -> None:
+    # 2 pods of 4 GPUs: n0 (block b1) and n5 (block b2). n5 fails. b2's other node n6 is
+    # free, but the survivor runs in b1, where n3 is free: rack-level pairs (b1) beat
+    # pairs across blocks, with one pod moved either way.
+    pair = Gang("pair", 2, 4)
+    capacity, placement = running(pair, {0: 1, 5: 1}, busy={1: 4, 2: 4, 4: 4})
+    survivors, lost = fail(capacity, placement, [5])
+    recovery = WlmapReplacement().recover(
+        capacity, survivors, lost, make_gang_policy("wlmap"), None
+    )
+    best = optimal_recovery(capacity, survivors, default_weights(2))
+    assert recovery.moves == ((3, 1),)
+    assert best is not None and recovery.placement is not None
+    assert recovery.placement.nodes == best.placement.nodes == ((0, 1), (3, 1))
