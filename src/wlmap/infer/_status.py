@@ -16,6 +16,7 @@ from typing import Any
 
 from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength, unmapped
+from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._samples import values_at
@@ -49,8 +50,8 @@ def _phase_first(conditions: Node, phase: Node, samples: Sequence[Mapping[str, A
     Conditions below a sub-object of ``.status`` (``.status.clusterStatus.conditions``,
     ``.status.parts[].conditions``) are another object's, copied in: a phase field
     nearer to ``.status`` is the object's own. Own conditions whose types neither the
-    schema nor a sample lists give way to a field named plainly ``phase`` or ``state``,
-    whose values the vocabulary reads directly.
+    schema nor a sample lists give way to a field named plainly ``phase``, ``state`` or
+    ``status``, whose values the vocabulary reads directly.
     """
     if len(conditions.path) > 2:
         return len(phase.path) < len(conditions.path)
@@ -59,7 +60,7 @@ def _phase_first(conditions: Node, phase: Node, samples: Sequence[Mapping[str, A
     listed = bool(type_node is not None and type_node.schema.get("enum")) or any(
         next(values_at(s, (*conditions.path, ITEMS, "type")), None) is not None for s in samples
     )
-    return not listed and phase.path[-1] in ("phase", "state") and len(phase.path) == 2
+    return not listed and phase.path[-1] in ("phase", "state", "status") and len(phase.path) == 2
 
 
 def _any(path: str, types: Sequence[str], type_field: str, status_field: str) -> str:
@@ -101,6 +102,17 @@ def plan_status(
         for state, test in readiness_matchers(readiness, others, suspend_path).items():
             plan.mappings.setdefault(state, []).append(by_expression(test))
         plan.evidence.append(readiness.evidence)
+    failures = find_failures(status)
+    if failures is not None:
+        ended = [
+            matcher_jq(m, plan.phase_path, plan.conditions_path)
+            for state in (GenericStatus.FAILED, GenericStatus.COMPLETED)
+            for m in plan.mappings.get(state, ())
+        ]
+        plan.mappings.setdefault(GenericStatus.DEGRADED, []).append(
+            degraded_matcher(failures, ended, suspend_path)
+        )
+        plan.evidence.append(failures.evidence)
     if suspend_path is not None and GenericStatus.SUSPENDED not in plan.mappings:
         plan.mappings[GenericStatus.SUSPENDED] = [
             {"byExpression": {"expression": f"{suspend_path} == true", "expectedResult": "true"}}

@@ -149,3 +149,66 @@ def test_counts_say_nothing_before_the_status_is_written() -> None:
     workload = {"replicas": 2, "template": template()}
     assert _phases(draft, workload, {}) == ["Undefined"]
     assert _phases(draft, workload, {"replicas": 2}) == ["Initializing"]
+
+
+def _role_counts() -> dict[str, Any]:
+    counts = {"type": "integer"}
+    return {
+        "type": "object",
+        "additionalProperties": {
+            "type": "object",
+            "properties": {"active": counts, "succeeded": counts, "failed": counts},
+        },
+    }
+
+
+def test_a_role_reporting_failures_is_degraded_until_the_workload_ends() -> None:
+    status = {
+        "type": "object",
+        "properties": {"conditions": CONDITIONS, "replicaStatuses": _role_counts()},
+    }
+    sample = obj({"template": template()}, {"conditions": [{"type": "Running", "status": "True"}]})
+    draft = infer(crd(_SUSPENDABLE, status), samples=[sample])
+    running = [{"type": "Running", "status": "True"}]
+    retrying = {"conditions": running, "replicaStatuses": {"Launcher": {"active": 1, "failed": 1}}}
+    healthy = {"conditions": running, "replicaStatuses": {"Launcher": {"active": 1}}}
+    failed = {
+        "conditions": [*running, {"type": "Failed", "status": "True"}],
+        "replicaStatuses": {"Launcher": {"failed": 1}},
+    }
+    spec = {"template": template()}
+    assert _phases(draft, spec, retrying) == ["Running", "Degraded"]
+    assert _phases(draft, spec, healthy) == ["Running"]
+    assert _phases(draft, spec, failed) == ["Failed"]
+    # A workload asked to suspend is not degraded by the failures it had.
+    assert "Degraded" not in _phases(draft, {**spec, "suspend": True}, retrying)
+    assert "degraded" in {e.subject for e in draft.review}
+
+
+def test_aborted_terminated_and_completing_phases() -> None:
+    phase = {
+        "type": "string",
+        "enum": ["Pending", "Running", "Aborting", "Aborted", "Completing", "Terminated"],
+    }
+    status = {
+        "type": "object",
+        "properties": {"state": {"type": "object", "properties": {"phase": phase}}},
+    }
+    draft = infer(crd(_SPEC, status))
+    spec = {"template": template()}
+    seen = [
+        _phases(draft, spec, {"state": {"phase": value}})
+        for value in ("Aborting", "Aborted", "Completing", "Terminated")
+    ]
+    assert seen == [["Suspending"], ["Suspended"], ["Completed"], ["Failed"]]
+
+
+def test_unlisted_condition_types_give_way_to_a_field_named_status() -> None:
+    status = {"type": "object", "properties": {"status": _STRING, "conditions": CONDITIONS}}
+    draft = infer(crd(_SPEC, status))
+    seen = _phases(
+        draft,
+        {"template": template()},
+        {"status": "Unhealthy", "conditions": [{"type": "MilvusReady", "status": "False"}]},
+    )
+    assert seen == ["Degraded"]
