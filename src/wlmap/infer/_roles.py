@@ -17,14 +17,16 @@ from typing import Any
 from wlmap.infer._components import JOB, POD, Component
 from wlmap.infer._counts import (
     Count,
+    apply_counts,
     count_expression,
     find_counts,
     is_job_spec,
     job_pods_expression,
 )
 from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._fragments import FIELDS
 from wlmap.infer._ids import identify
-from wlmap.infer._samples import keys_at, values_at
+from wlmap.infer._samples import keys_at, sample_node
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, jq_path, show
 from wlmap.infer._templates import Template
 
@@ -78,23 +80,7 @@ class _Planner:
     def _node(self, path: Path) -> Node | None:
         """The schema node at ``path``, or one built from the samples where the schema is silent."""
         found = at(self.spec, path)
-        if found is not None:
-            return found
-        props: dict[str, Any] = {}
-        for sample in self.samples:
-            for value in values_at(sample, path):
-                if not isinstance(value, Mapping):
-                    continue
-                for key, held in value.items():
-                    if isinstance(held, bool):
-                        continue
-                    if isinstance(held, int):
-                        props.setdefault(key, {"type": "integer"})
-                    elif isinstance(held, str):
-                        props.setdefault(key, {"type": "string"})
-                    elif isinstance(held, Mapping):
-                        props.setdefault(key, {"type": "object"})
-        return Node(path, {"type": "object", "properties": props}) if props else None
+        return found if found is not None else sample_node(self.samples, path)
 
     def unique(self, name: str) -> str:
         taken = {c.name for c in self.components} | {self.root_name}
@@ -107,6 +93,10 @@ class _Planner:
 
     def add(self, template: Template) -> None:
         path = template.path
+        if template.shape == "fragments":
+            # The role object holds the pod's fields: plan it as the holder of a template.
+            self._add_one(template, (*path, FIELDS), False, None)
+            return
         job = None
         # A PodTemplateSpec at <x>.spec.template whose <x>.spec is a JobSpec: pods run in Jobs.
         if len(path) >= 3 and path[-2:] == ("spec", "template"):
@@ -168,28 +158,10 @@ class _Planner:
         holder: Path | None = None,
     ) -> None:
         """Counts of the role: on the object holding the template first, then its element."""
-        if node is None:
-            return
-        counts = find_counts(node)
-        prefix = jq_path(element)
+        held = None
         if holder is not None and holder != element and holder[: len(element)] == element:
-            held = self._node(holder)
-            inner = find_counts(held) if held is not None else None
-            if inner is not None and inner.replicas is not None:
-                counts, prefix = inner, jq_path(holder)
-        for attr, count in (
-            ("replicas_path", counts.replicas),
-            ("min_replicas_path", counts.minimum),
-            ("max_replicas_path", counts.maximum),
-        ):
-            if count is None:
-                continue
-            setattr(
-                comp,
-                attr,
-                count_expression(prefix, count, fallback if attr == "replicas_path" else None),
-            )
-            comp.evidence.append(count.evidence)
+            held = (holder, self._node(holder))
+        apply_counts(comp, element, node, fallback, held)
 
     def _add_one(self, template: Template, role_path: Path, in_job: bool, key: str | None) -> None:
         """The components of the role at ``role_path``: one, or a group or Job and its pods."""
@@ -202,7 +174,7 @@ class _Planner:
         else:
             element = role_path[:-1]
             own = _role_word(role_path[-1])
-            word = own if own not in ("template", "pod", "spec", "") else "pod"
+            word = own if own not in ("template", "pod", "spec", "", FIELDS) else "pod"
             if word == "pod" and len(element) > 1:
                 word = _role_word(element[-1])
         node = self._node(element)
@@ -319,7 +291,13 @@ def _set_template(comp: Component, role: _Role) -> None:
     path = (
         role.path if role.key is not None else (*role.path, *role.template.path[len(role.path) :])
     )
-    if role.template.shape == "template":
+    if role.template.shape == "fragments":
+        prefix = jq_path(role.element)
+        comp.fragments = {
+            k: prefix + v if v.startswith(".") and prefix != "." else f"{prefix} | {v}"
+            for k, v in (role.template.fragments or {}).items()
+        }
+    elif role.template.shape == "template":
         comp.template_path = jq_path(path)
     else:
         comp.pod_spec_path = jq_path(path)

@@ -18,6 +18,7 @@ from wlmap.definitions.status import STATUS_ORDER
 from wlmap.errors import ManifestError
 from wlmap.infer._components import Component
 from wlmap.infer._evidence import Evidence
+from wlmap.infer._fragments import find_fragments
 from wlmap.infer._gang import plan_gang
 from wlmap.infer._render import render
 from wlmap.infer._roles import plan_roles
@@ -93,14 +94,16 @@ def infer(
     spec_node = schema.child("spec") or Node(
         ("spec",), {"x-kubernetes-preserve-unknown-fields": True}
     )
-    templates = find_templates(spec_node, mine)
+    # Pods described field by field only where no template describes them.
+    templates = find_templates(spec_node, mine) or find_fragments(spec_node)
     if not templates:
         hint = (
             " (its spec is schemaless: pass sample objects with -f)" if spec_node.schemaless else ""
         )
         raise ManifestError(
             f"{kind}.{group} {chosen}: no pod template under .spec: no object whose spec has "
-            f"containers with images, and no sample holds one there{hint}"
+            f"containers with images, no object with an image beside container resources, "
+            f"and no sample holds one there{hint}"
         )
     evidence: list[Evidence] = []
     components = plan_roles(root, spec_node, templates, mine)
@@ -175,6 +178,8 @@ def _component(comp: Component) -> dict[str, Any]:
         out["specDefinition"] = {"podTemplateSpecPath": comp.template_path}
     elif comp.pod_spec_path:
         out["specDefinition"] = {"podSpecPath": comp.pod_spec_path}
+    elif comp.fragments:
+        out["specDefinition"] = {"fragmentedPodSpecDefinition": comp.fragments}
     scale = {
         key: value
         for key, value in (
