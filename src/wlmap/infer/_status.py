@@ -34,6 +34,20 @@ class StatusPlan:
     evidence: list[Evidence] = field(default_factory=list)
 
 
+# Kubernetes API conventions put conditions here; assumed where the schema is silent.
+_CONVENTIONAL_CONDITIONS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"type": {"type": "string"}, "status": {"type": "string"}},
+    },
+}
+
+
+def _conventional(status: Node) -> Node:
+    return Node((*status.path, "conditions"), _CONVENTIONAL_CONDITIONS)
+
+
 def _conditions(status: Node) -> Node | None:
     for node in walk(status):
         if len(node.path) > 4 or node.type != "array" or node.items is None:
@@ -78,9 +92,12 @@ def plan_status(
 ) -> StatusPlan:
     """Conditions, phase, readiness counts and state mappings from the schema and samples."""
     plan = StatusPlan()
+    # A status the CRD declares without a schema follows the API conventions; one it does
+    # not declare has nothing to read (a draft path there would not pass --crd).
+    conditions = _conventional(status) if status is not None and status.schemaless else None
     if status is None:
         status = Node(("status",), {"x-kubernetes-preserve-unknown-fields": True})
-    conditions = _conditions(status)
+    conditions = conditions or _conditions(status)
     phase = find_phase(status, samples)
     if conditions is not None and phase is not None and _phase_first(conditions, phase[0], samples):
         conditions = None

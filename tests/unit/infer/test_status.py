@@ -212,3 +212,29 @@ def test_unlisted_condition_types_give_way_to_a_field_named_status() -> None:
         {"status": "Unhealthy", "conditions": [{"type": "MilvusReady", "status": "False"}]},
     )
     assert seen == ["Degraded"]
+
+
+def test_a_schemaless_status_is_read_by_the_conditions_convention() -> None:
+    draft = infer(crd(_SPEC, {"type": "object", "x-kubernetes-preserve-unknown-fields": True}))
+    spec = {"template": template()}
+    ready = {"conditions": [{"type": "Ready", "status": "True"}]}
+    assert _phases(draft, spec, ready) == ["Running"]
+
+
+def test_a_ready_count_without_a_wanted_count_means_the_one_pod() -> None:
+    status = {"type": "object", "properties": {"readyReplicas": {"type": "integer"}}}
+    draft = infer(crd(_SPEC, status))
+    spec = {"template": template()}
+    assert _phases(draft, spec, {"readyReplicas": 1}) == ["Running"]
+    assert _phases(draft, spec, {"readyReplicas": 0}) == ["Initializing"]
+    # Beside a count, the single-pod reading does not apply.
+    counted = {
+        "type": "object",
+        "properties": {"size": {"type": "integer"}, "template": POD_TEMPLATE},
+    }
+    assert (
+        "running"
+        not in infer(crd(counted, status)).definition["spec"]["structureDefinition"][
+            "rootComponent"
+        ]["statusDefinition"]["statusMappings"]
+    )
