@@ -17,12 +17,12 @@ from wlmap.definitions.gvk import GroupVersionKind
 from wlmap.definitions.status import STATUS_ORDER
 from wlmap.errors import ManifestError
 from wlmap.infer._components import Component
-from wlmap.infer._evidence import Evidence
+from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._fragments import find_fragments
 from wlmap.infer._gang import plan_gang
 from wlmap.infer._render import render
 from wlmap.infer._roles import plan_roles
-from wlmap.infer._schema import Node, version_schema
+from wlmap.infer._schema import Node, borrowed_schema, version_schema
 from wlmap.infer._selectors import infer_selectors
 from wlmap.infer._status import plan_status
 from wlmap.infer._suspend import find_suspend
@@ -88,6 +88,19 @@ def infer(
     spec = crd.get("spec") or {}
     group, kind = str(spec.get("group") or ""), str((spec.get("names") or {}).get("kind") or "")
     chosen, schema = version_schema(crd, version)
+    evidence: list[Evidence] = []
+    borrowed = borrowed_schema(crd, chosen, schema)
+    if borrowed is not None:
+        schema = borrowed[1]
+        evidence.append(
+            Evidence(
+                "schema",
+                f"version {borrowed[0]}",
+                f"{chosen} .spec",
+                f"{chosen} describes no spec fields; {borrowed[0]} of the same kind does",
+                Strength.GUESS,
+            )
+        )
     gvk = GroupVersionKind(group=group, version=chosen, kind=kind)
     mine = _matching(samples, group, kind)
     root = kind.lower()
@@ -105,7 +118,6 @@ def infer(
             f"containers with images, no object with an image beside container resources, "
             f"and no sample holds one there{hint}"
         )
-    evidence: list[Evidence] = []
     components = plan_roles(root, spec_node, templates, mine)
     suspend = find_suspend(spec_node, templates)
     status = plan_status(schema.child("status"), mine, suspend[0] if suspend else None, spec_node)
