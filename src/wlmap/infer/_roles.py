@@ -9,9 +9,7 @@ role (a list of members inside a list of groups) makes a kind-less component per
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from wlmap.infer._components import JOB, POD, Component
@@ -26,18 +24,10 @@ from wlmap.infer._counts import (
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._fragments import FIELDS
 from wlmap.infer._ids import identify
+from wlmap.infer._role_parts import Role, role_word, set_template
 from wlmap.infer._samples import keys_at, sample_node
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, jq_path, show
 from wlmap.infer._templates import Template
-
-_SUFFIXES = re.compile(r"(GroupSpecs?|ReplicaSpecs?|PodTemplates?|Templates?|Specs?|Config)$")
-
-
-def _role_word(step: str) -> str:
-    word = _SUFFIXES.sub("", step) or step
-    if word.endswith("s") and len(word) > 3 and not word.endswith("ss"):
-        word = word[:-1]
-    return word[:1].lower() + word[1:]
 
 
 def plan_roles(
@@ -132,7 +122,7 @@ class _Planner:
                 owner = self._groups[element].name
                 continue
             node = self._node(element)
-            group = Component(self.unique(_role_word(role_path[i - 1])), owner)
+            group = Component(self.unique(role_word(role_path[i - 1])), owner)
             group.evidence.append(
                 Evidence(
                     f"component {group.name}",
@@ -170,15 +160,15 @@ class _Planner:
         owner = self._owner(role_path, last)
         if last is not None:
             element: Path = role_path[: last + 1]
-            word = _role_word(role_path[last - 1])
+            word = role_word(role_path[last - 1])
         else:
             element = role_path[:-1]
-            own = _role_word(role_path[-1])
+            own = role_word(role_path[-1])
             word = own if own not in ("template", "pod", "spec", "", FIELDS) else "pod"
             if word == "pod" and len(element) > 1:
-                word = _role_word(element[-1])
+                word = role_word(element[-1])
         node = self._node(element)
-        role = _Role(template, role_path, element, node, last is not None, key)
+        role = Role(template, role_path, element, node, last is not None, key)
         counts = find_counts(node) if node is not None and not in_job else None
         if counts is not None and counts.per_replica is not None and counts.replicas is not None:
             self._add_grouped(role, owner, word, counts.per_replica)
@@ -187,7 +177,7 @@ class _Planner:
         else:
             self._add_pods(role, owner, word)
 
-    def _add_pods(self, role: _Role, owner: str, word: str) -> None:
+    def _add_pods(self, role: Role, owner: str, word: str) -> None:
         comp = Component(self.unique(word), owner, kind=POD, role_key=role.key)
         if role.key is not None:
             comp.evidence.append(
@@ -204,7 +194,7 @@ class _Planner:
         holder = role.template.path[:-1] if role.key is None else None
         self.count(comp, role.element, role.node, fallback=1, holder=holder)
         self.components.append(comp)
-        _set_template(comp, role)
+        set_template(comp, role)
         if comp.replicas_path is None and not role.listed:
             comp.replicas_path = "1"
             comp.evidence.append(
@@ -217,7 +207,7 @@ class _Planner:
                 )
             )
 
-    def _add_grouped(self, role: _Role, owner: str, word: str, per_replica: Count) -> None:
+    def _add_grouped(self, role: Role, owner: str, word: str, per_replica: Count) -> None:
         """Replicas of several pods each: the replica is a kind-less group, the pods its child."""
         name = word if word.endswith("Group") else f"{word}Group"
         group = Component(self.unique(name), owner, role_key=role.key)
@@ -239,10 +229,10 @@ class _Planner:
         comp.instance_id_path = group.instance_id_path
         comp.replicas_path = count_expression(jq_path(role.element), per_replica, 1)
         comp.evidence.append(per_replica.evidence)
-        _set_template(comp, role)
+        set_template(comp, role)
         self.components.append(comp)
 
-    def _add_job(self, role: _Role, owner: str, word: str) -> None:
+    def _add_job(self, role: Role, owner: str, word: str) -> None:
         """Pods run through Jobs: the Job is a component, the pods its child."""
         job = Component(self.unique(word), owner, kind=JOB, role_key=role.key)
         job.evidence.append(
@@ -273,32 +263,3 @@ class _Planner:
             )
         )
         self.components.append(pod)
-
-
-@dataclass(frozen=True)
-class _Role:
-    """Where one role sits: its template, its path, the element holding it."""
-
-    template: Template
-    path: Path
-    element: Path
-    node: Node | None
-    listed: bool
-    key: str | None
-
-
-def _set_template(comp: Component, role: _Role) -> None:
-    path = (
-        role.path if role.key is not None else (*role.path, *role.template.path[len(role.path) :])
-    )
-    if role.template.shape == "fragments":
-        prefix = jq_path(role.element)
-        comp.fragments = {
-            k: prefix + v if v.startswith(".") and prefix != "." else f"{prefix} | {v}"
-            for k, v in (role.template.fragments or {}).items()
-        }
-    elif role.template.shape == "template":
-        comp.template_path = jq_path(path)
-    else:
-        comp.pod_spec_path = jq_path(path)
-    comp.evidence.append(role.template.evidence)
