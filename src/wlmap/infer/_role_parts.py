@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wlmap.infer._components import Component
-from wlmap.infer._schema import Node, Path, jq_path
+from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._schema import Node, Path, jq_path, show
 from wlmap.infer._templates import Template
 
 _SUFFIXES = re.compile(r"(GroupSpecs?|ReplicaSpecs?|PodTemplates?|Templates?|Specs?|Config)$")
@@ -47,3 +49,30 @@ def set_template(comp: Component, role: Role) -> None:
     else:
         comp.pod_spec_path = jq_path(path)
     comp.evidence.append(role.template.evidence)
+
+
+# Roles that are one pod by their name, wherever a count beside them says more.
+_SINGLE = re.compile(r"^(leader|head|master|launcher|driver|chief|coordinator)$", re.IGNORECASE)
+
+
+def split_shared_count(
+    holder: Node, templates: Sequence[Template], count_field: str, replicas: str, step: str
+) -> tuple[str, Evidence] | None:
+    """The count of the template at ``step`` when one count of ``holder`` sizes two
+    sibling templates, one of them named as a single pod (``leaderTemplate`` beside
+    ``workerTemplate`` under a ``size``) and the count's description says it counts them
+    together (``total``, or the single role's name): the single role is one pod, the
+    other the rest. None when that does not hold."""
+    siblings = [t.path[-1] for t in templates if t.path[:-1] == holder.path]
+    single = [s for s in siblings if _SINGLE.match(role_word(s))]
+    if len(siblings) != 2 or len(single) != 1:
+        return None
+    described = (holder.child(count_field) or holder).description.lower()
+    if "total" not in described and role_word(single[0]).lower() not in described:
+        return None
+    where = show((*holder.path, count_field))
+    reason = f"{count_field!r} counts both templates together; {single[0]!r} names one pod"
+    if step == single[0]:
+        return "1", Evidence("replicasPath", "1", where, reason, Strength.GUESS)
+    rest = f"({replicas}) - 1"
+    return rest, Evidence("replicasPath", rest, where, reason, Strength.GUESS)

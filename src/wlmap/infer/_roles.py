@@ -9,6 +9,7 @@ role (a list of members inside a list of groups) makes a kind-less component per
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,7 +25,7 @@ from wlmap.infer._counts import (
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._fragments import FIELDS
 from wlmap.infer._ids import identify
-from wlmap.infer._role_parts import Role, role_word, set_template
+from wlmap.infer._role_parts import Role, role_word, set_template, split_shared_count
 from wlmap.infer._samples import keys_at, sample_node
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, jq_path, show
 from wlmap.infer._templates import Template
@@ -37,12 +38,15 @@ def plan_roles(
     samples: Sequence[Mapping[str, Any]],
 ) -> list[Component]:
     """The child components for ``templates`` (owners before their children)."""
-    planner = _Planner(root_name, spec, samples)
+    planner = _Planner(root_name, spec, samples, templates)
     counts = find_counts(spec)
     if counts.replicas is not None and all(len(t.path) > len(spec.path) + 1 for t in templates):
         # A count on the spec itself while every template sits deeper: the whole set of
-        # roles is replicated, so each replica is a kind-less group of them.
-        group = Component(planner.unique("replica"), root_name)
+        # roles is replicated, so each replica is a kind-less group of them, named a
+        # group where the count's description counts groups.
+        described = (spec.child(counts.replicas.field) or spec).description
+        name = "group" if re.search(r"\bgroups?\b", described, re.IGNORECASE) else "replica"
+        group = Component(planner.unique(name), root_name)
         group.evidence.append(
             Evidence(
                 f"component {group.name}",
@@ -61,8 +65,15 @@ def plan_roles(
 
 
 class _Planner:
-    def __init__(self, root_name: str, spec: Node, samples: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self,
+        root_name: str,
+        spec: Node,
+        samples: Sequence[Mapping[str, Any]],
+        templates: Sequence[Template],
+    ) -> None:
         self.root_name, self.spec, self.samples = root_name, spec, samples
+        self.templates = templates
         self.components: list[Component] = []
         self.top = root_name
         self._groups: dict[Path, Component] = {}
@@ -193,6 +204,8 @@ class _Planner:
             identify(comp, role.element, role.node)
         holder = role.template.path[:-1] if role.key is None else None
         self.count(comp, role.element, role.node, fallback=1, holder=holder)
+        if role.node is not None and holder == role.element and comp.replicas_path is not None:
+            self._split(comp, role, role.node, comp.replicas_path)
         self.components.append(comp)
         set_template(comp, role)
         if comp.replicas_path is None and not role.listed:
@@ -206,6 +219,16 @@ class _Planner:
                     Strength.GUESS,
                 )
             )
+
+    def _split(self, comp: Component, role: Role, holder: Node, replicas: str) -> None:
+        """One count sizing a single-pod template and its sibling: see split_shared_count."""
+        shared = find_counts(holder).replicas
+        if shared is None:
+            return
+        split = split_shared_count(holder, self.templates, shared.field, replicas, role.path[-1])
+        if split is not None:
+            comp.replicas_path = split[0]
+            comp.evidence.append(split[1])
 
     def _add_grouped(self, role: Role, owner: str, word: str, per_replica: Count) -> None:
         """Replicas of several pods each: the replica is a kind-less group, the pods its child."""

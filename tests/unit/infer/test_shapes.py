@@ -294,3 +294,34 @@ def test_a_schemaless_version_reads_the_fields_of_a_described_one() -> None:
     )
     assert seen[1:] == [("pod", None, 2)]
     assert "schema" in {e.subject for e in draft.review}
+
+
+def test_a_total_count_beside_a_leader_template_leaves_the_rest_to_the_workers() -> None:
+    size = {"type": "integer", "description": "The total number of pods in each group."}
+    holder = {
+        "type": "object",
+        "properties": {
+            "size": size,
+            "leaderTemplate": POD_TEMPLATE,
+            "workerTemplate": POD_TEMPLATE,
+        },
+    }
+    replicas = {"type": "integer", "description": "The number of groups."}
+    source = crd({"type": "object", "properties": {"replicas": replicas, "group": holder}})
+    draft = infer(source)
+    _valid(draft, source)
+    workload = obj(
+        {
+            "replicas": 2,
+            "group": {"size": 4, "leaderTemplate": template(), "workerTemplate": template()},
+        }
+    )
+    assert _components(draft, workload)[1:] == [
+        ("group", None, 2),
+        ("leader", None, 1),
+        ("worker", None, 3),
+    ]
+    assert [e.choice for e in draft.review if e.subject == "replicasPath"] == [
+        "1",
+        "(.spec.group.size // 1) - 1",
+    ]
