@@ -25,7 +25,7 @@ from wlmap.infer._roles import plan_roles
 from wlmap.infer._schema import Node, borrowed_schema, version_schema
 from wlmap.infer._selectors import infer_selectors
 from wlmap.infer._status import plan_status
-from wlmap.infer._suspend import find_suspend
+from wlmap.infer._suspend import Suspend, find_suspend
 from wlmap.infer._templates import find_templates
 
 Format = Literal["wlmap", "karta"]
@@ -120,20 +120,20 @@ def infer(
         )
     components = plan_roles(root, spec_node, templates, mine)
     suspend = find_suspend(spec_node, templates)
-    status = plan_status(schema.child("status"), mine, suspend[0] if suspend else None, spec_node)
+    status = plan_status(
+        schema.child("status"), mine, suspend.asked if suspend else None, spec_node
+    )
     facts = infer_selectors(components, mine, pods, group)
     gang, gang_evidence = plan_gang(root, components, list(status.mappings), facts.workload_label)
     if suspend is not None:
-        evidence.append(suspend[1])
+        evidence.append(suspend.evidence)
     evidence += status.evidence
     for comp in components:
         evidence += comp.evidence
     evidence += facts.evidence
     if gang_evidence is not None:
         evidence.append(gang_evidence)
-    document = _document(
-        gvk, root, components, status, suspend[0] if suspend else None, gang, output
-    )
+    document = _document(gvk, root, components, status, suspend, gang, output)
     text = render(document, evidence, f"{kind} ({group}/{chosen})")
     return Draft(gvk, document, tuple(evidence), text)
 
@@ -143,7 +143,7 @@ def _document(
     root: str,
     components: Sequence[Component],
     status: Any,
-    suspend: str | None,
+    suspend: Suspend | None,
     gang: dict[str, Any] | None,
     output: Format,
 ) -> dict[str, Any]:
@@ -162,8 +162,8 @@ def _document(
     }
     if suspend is not None:
         root_component["suspendDefinition"] = {
-            "suspendActions": [{"path": suspend, "value": "true"}],
-            "resumeActions": [{"path": suspend, "value": "false"}],
+            "suspendActions": [{"path": suspend.path, "value": suspend.on}],
+            "resumeActions": [{"path": suspend.path, "value": suspend.off}],
         }
     structure: dict[str, Any] = {
         "rootComponent": root_component,
