@@ -17,7 +17,8 @@ from wlmap.infer._counts import find_counts
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._schema import Node, jq_path, show
 
-_READY = ("availableReplicas", "readyReplicas")
+# Ready first: "ready" is what Running means in the vocabulary; available adds a delay.
+_READY = ("readyReplicas", "availableReplicas")
 
 
 @dataclass(frozen=True)

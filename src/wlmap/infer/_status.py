@@ -190,6 +190,36 @@ def _conditions_plan(
             )
         )
     _condition_mappings(plan, path, by_state, suspend_path)
+    if "Ready" in by_state.get(GenericStatus.RUNNING, ()):
+        _unknown_ready(plan, path, by_state, suspend_path)
+
+
+def _unknown_ready(
+    plan: StatusPlan, path: str, by_state: dict[GenericStatus, list[str]], suspend: str | None
+) -> None:
+    """A ``Ready`` condition whose status is ``Unknown`` is a controller still working it
+    out (the API conventions' meaning of Unknown): Initializing, while nothing above it
+    holds."""
+    higher = [
+        t
+        for state in PRECEDENCE[: PRECEDENCE.index(GenericStatus.RUNNING)]
+        for t in by_state.get(state, ())
+    ]
+    test = f'any({path}[]?; .type == "Ready" and .status == "Unknown")'
+    if higher:
+        test += f" and ({_any(path, higher, 'type', 'status')} | not)"
+    if suspend is not None:
+        test = f"{suspend} != true and {test}"
+    plan.mappings.setdefault(GenericStatus.INITIALIZING, []).append(by_expression(test))
+    plan.evidence.append(
+        Evidence(
+            "condition Ready Unknown",
+            GenericStatus.INITIALIZING.value,
+            path,
+            "API conventions: Unknown is a condition not yet settled",
+            Strength.GUESS,
+        )
+    )
 
 
 def _condition_mappings(

@@ -275,3 +275,26 @@ def test_a_replica_count_of_zero_or_one_is_an_on_off_switch() -> None:
         "suspendDefinition"
         not in infer(crd(counted)).definition["spec"]["structureDefinition"]["rootComponent"]
     )
+
+
+def test_a_ready_condition_not_yet_known_is_initializing() -> None:
+    status = {"type": "object", "properties": {"conditions": CONDITIONS}}
+    draft = infer(crd(_SPEC, status))
+    spec = {"template": template()}
+    unknown = {"conditions": [{"type": "Ready", "status": "Unknown"}]}
+    failed = {
+        "conditions": [{"type": "Ready", "status": "Unknown"}, {"type": "Failed", "status": "True"}]
+    }
+    assert _phases(draft, spec, unknown) == ["Initializing"]
+    assert _phases(draft, spec, failed) == ["Failed"]
+
+
+def test_ready_replicas_are_read_before_available_ones() -> None:
+    counts = {
+        name: {"type": "integer"} for name in ("replicas", "availableReplicas", "readyReplicas")
+    }
+    draft = infer(crd(_SPEC, {"type": "object", "properties": counts}))
+    spec = {"template": template()}
+    assert _phases(draft, spec, {"replicas": 2, "readyReplicas": 2, "availableReplicas": 0}) == [
+        "Running"
+    ]
