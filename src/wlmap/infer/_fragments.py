@@ -4,7 +4,8 @@ Some operators build their pods from scattered fields instead of a template (an
 ``image`` beside ``resources``, ``nodeSelector``, ``tolerations``, ``replicas``). Such an
 object is a pod role whose fields the definition reads one by one
 (``fragmentedPodSpecDefinition``). It is found by shape: an ``image`` (a string, or an
-object with a ``repository``) beside ``resources`` with ``limits`` or ``requests``.
+object with a ``repository``) beside ``resources`` (or ``resourcesPerNode``...) with
+``limits`` or ``requests``.
 Where such objects nest (defaults for every role above each role's own), the innermost
 are the roles. Container lists (``initContainers``, ``sidecars``) are not roles, and
 neither are patches or overrides. Only used when the spec holds no pod template.
@@ -41,9 +42,18 @@ def _image(node: Node) -> str | None:
     return None
 
 
-def _resources(node: Node) -> bool:
-    resources = node.child("resources")
-    return resources is not None and bool({"limits", "requests"} & set(resources.properties))
+def _resources(node: Node) -> str | None:
+    """The property holding the pod's container resources (``resources``,
+    ``resourcesPerNode``): an object with ``limits`` or ``requests``."""
+    for name in node.properties:
+        resources = node.child(name)
+        if (
+            name.startswith("resources")
+            and resources is not None
+            and {"limits", "requests"} & set(resources.properties)
+        ):
+            return name
+    return None
 
 
 def _is_role(node: Node) -> bool:
@@ -51,12 +61,12 @@ def _is_role(node: Node) -> bool:
         return False
     if any(s in (ITEMS, VALUES) for s in node.path):
         return False  # roles in lists and maps come with templates; not drafted here
-    return _image(node) is not None and _resources(node)
+    return _image(node) is not None and _resources(node) is not None
 
 
 def fragment_paths(node: Node) -> dict[str, str]:
     """The fragmentedPodSpecDefinition of the role at ``node``, relative to it."""
-    out = {"resourcesPath": ".resources"}
+    out = {"resourcesPath": f".{_resources(node)}"}
     image = _image(node)
     if image is not None:
         out["imagePath"] = image

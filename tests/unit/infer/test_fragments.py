@@ -104,3 +104,24 @@ def test_a_container_list_is_not_a_role() -> None:
     source = crd({"type": "object", "properties": {"sidecarContainers": _CONTAINER_LIST}})
     with pytest.raises(ManifestError, match="no object with an image beside container resources"):
         infer(source)
+
+
+def test_resources_per_node_beside_an_image_and_a_node_count() -> None:
+    trainer = {
+        "type": "object",
+        "properties": {
+            "image": {"type": "string"},
+            "numNodes": {"type": "integer"},
+            "resourcesPerNode": _RESOURCES,
+        },
+    }
+    draft = infer(crd({"type": "object", "properties": {"trainer": trainer}}))
+    spec = {
+        "trainer": {
+            "image": "t",
+            "numNodes": 4,
+            "resourcesPerNode": {"limits": {"nvidia.com/gpu": 8}},
+        }
+    }
+    (pods,) = _view(draft, spec)["components"][1:]
+    assert (pods["name"], pods["replicas"], pods["gpus"]) == ("trainer", 4, 32)
