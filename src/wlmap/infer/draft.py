@@ -14,7 +14,7 @@ from wlmap.definitions.document import (
     slug,
 )
 from wlmap.definitions.gvk import GroupVersionKind
-from wlmap.definitions.status import STATUS_ORDER
+from wlmap.definitions.status import STATUS_ORDER, GenericStatus
 from wlmap.errors import ManifestError
 from wlmap.infer._components import Component
 from wlmap.infer._evidence import Evidence, Strength
@@ -124,7 +124,14 @@ def infer(
         schema.child("status"), mine, suspend.asked if suspend else None, spec_node
     )
     facts = infer_selectors(components, mine, pods, group)
-    gang, gang_evidence = plan_gang(root, components, list(status.mappings), facts.workload_label)
+    # A gang is a job: what can complete by evidence (an enum, a sample, a phase value),
+    # not by a common condition type offered as a guess, or what a boolean suspends (the
+    # batch queues' handle). Services and node sets are no gangs.
+    completes = (suspend is not None and suspend.on == "true") or any(
+        e.choice == GenericStatus.COMPLETED.value and not e.needs_review for e in status.evidence
+    )
+    states = [s for s in status.mappings if s is not GenericStatus.COMPLETED or completes]
+    gang, gang_evidence = plan_gang(root, components, states, facts.workload_label)
     if suspend is not None:
         evidence.append(suspend.evidence)
     evidence += status.evidence
