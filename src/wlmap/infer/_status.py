@@ -19,6 +19,7 @@ from wlmap.infer._evidence import Evidence, Strength, unmapped
 from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
+from wlmap.infer._ready import ready_matchers
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
 from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, classify
@@ -39,7 +40,11 @@ _CONVENTIONAL_CONDITIONS = {
     "type": "array",
     "items": {
         "type": "object",
-        "properties": {"type": {"type": "string"}, "status": {"type": "string"}},
+        "properties": {
+            "type": {"type": "string"},
+            "status": {"type": "string"},
+            "reason": {"type": "string"},
+        },
     },
 }
 
@@ -191,35 +196,10 @@ def _conditions_plan(
         )
     _condition_mappings(plan, path, by_state, suspend_path)
     if "Ready" in by_state.get(GenericStatus.RUNNING, ()):
-        _unknown_ready(plan, path, by_state, suspend_path)
-
-
-def _unknown_ready(
-    plan: StatusPlan, path: str, by_state: dict[GenericStatus, list[str]], suspend: str | None
-) -> None:
-    """A ``Ready`` condition whose status is ``Unknown`` is a controller still working it
-    out (the API conventions' meaning of Unknown): Initializing, while nothing above it
-    holds."""
-    higher = [
-        t
-        for state in PRECEDENCE[: PRECEDENCE.index(GenericStatus.RUNNING)]
-        for t in by_state.get(state, ())
-    ]
-    test = f'any({path}[]?; .type == "Ready" and .status == "Unknown")'
-    if higher:
-        test += f" and ({_any(path, higher, 'type', 'status')} | not)"
-    if suspend is not None:
-        test = f"{suspend} != true and {test}"
-    plan.mappings.setdefault(GenericStatus.INITIALIZING, []).append(by_expression(test))
-    plan.evidence.append(
-        Evidence(
-            "condition Ready Unknown",
-            GenericStatus.INITIALIZING.value,
-            path,
-            "API conventions: Unknown is a condition not yet settled",
-            Strength.GUESS,
-        )
-    )
+        reasons = "reason" in item.properties
+        for state, matcher, evidence in ready_matchers(path, by_state, suspend_path, reasons):
+            plan.mappings.setdefault(state, []).append(matcher)
+            plan.evidence.append(evidence)
 
 
 def _condition_mappings(

@@ -298,3 +298,27 @@ def test_ready_replicas_are_read_before_available_ones() -> None:
     assert _phases(draft, spec, {"replicas": 2, "readyReplicas": 2, "availableReplicas": 0}) == [
         "Running"
     ]
+
+
+def test_ready_false_for_an_outcome_reason_is_that_outcome() -> None:
+    with_reason = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string"},
+                "status": {"type": "string"},
+                "reason": {"type": "string"},
+            },
+        },
+    }
+    draft = infer(crd(_SPEC, {"type": "object", "properties": {"conditions": with_reason}}))
+    spec = {"template": template()}
+
+    def ready(status: str, reason: str) -> dict[str, Any]:
+        return {"conditions": [{"type": "Ready", "status": status, "reason": reason}]}
+
+    assert _phases(draft, spec, ready("False", "PodSucceeded")) == ["Completed"]
+    assert _phases(draft, spec, ready("False", "RevisionFailed")) == ["Failed"]
+    assert _phases(draft, spec, ready("False", "DependenciesNotReady")) == ["Initializing"]
+    assert _phases(draft, spec, ready("True", "PodReady")) == ["Running"]
