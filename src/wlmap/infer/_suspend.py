@@ -1,7 +1,8 @@
 """Suspend: a spec field that stops a workload natively, and how to write it.
 
 Three shapes ask for a stop: a boolean ``suspend`` (or ``suspended``); a string enum
-whose values name a suspended state and an active one (``mode: Running|Suspended``); an
+whose values name a suspended state and an active one (``mode: Running|Suspended``, a
+running mode: no pods while it says suspended); an
 integer replica count allowed only 0 or 1, where 0 is the stop (an on/off switch). The
 shallowest of them outside templates and roles is the workload's.
 """
@@ -27,6 +28,7 @@ class Suspend:
     on: str
     off: str
     evidence: Evidence
+    stops_pods: bool = False  # a running mode: while it says suspended, no pods run
 
 
 def _enum_switch(node: Node) -> tuple[str, str] | None:
@@ -61,7 +63,8 @@ def _suspend(node: Node) -> Suspend | None:
         stop, run = switch
         reason = f"an enum of {stop!r} and {run!r}"
         evidence = Evidence("suspendDefinition", path, show(node.path), reason, Strength.GUESS)
-        return Suspend(f'({path} == "{stop}")', path, f'"{stop}"', f'"{run}"', evidence)
+        asked = f'({path} == "{stop}")'
+        return Suspend(asked, path, f'"{stop}"', f'"{run}"', evidence, stops_pods=True)
     if _on_off(node):
         default = node.schema.get("default", 1)
         reason = f"a replica count {name!r} allowed 0 or 1: 0 stops the workload"
@@ -82,3 +85,8 @@ def find_suspend(spec: Node, templates: list[Template]) -> Suspend | None:
         if found is not None and (best is None or len(node.path) < len(best[0].path)):
             best = (node, found)
     return best[1] if best is not None else None
+
+
+def stopped_counts(suspend: Suspend, replicas: str) -> str:
+    """A top-level count under a running mode: none while the mode says suspended."""
+    return f"if {suspend.asked} then 0 else ({replicas}) end"

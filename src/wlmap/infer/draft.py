@@ -25,7 +25,7 @@ from wlmap.infer._roles import plan_roles
 from wlmap.infer._schema import Node, borrowed_schema, version_schema
 from wlmap.infer._selectors import infer_selectors
 from wlmap.infer._status import plan_status
-from wlmap.infer._suspend import Suspend, find_suspend
+from wlmap.infer._suspend import Suspend, find_suspend, stopped_counts
 from wlmap.infer._templates import find_templates
 
 Format = Literal["wlmap", "karta"]
@@ -120,6 +120,10 @@ def infer(
         )
     components = plan_roles(root, spec_node, templates, mine)
     suspend = find_suspend(spec_node, templates)
+    if suspend is not None and suspend.stops_pods:
+        for comp in components:
+            if comp.owner == root and comp.replicas_path is not None:
+                comp.replicas_path = stopped_counts(suspend, comp.replicas_path)
     status = plan_status(
         schema.child("status"), mine, suspend.asked if suspend else None, spec_node
     )

@@ -257,6 +257,13 @@ def test_a_mode_enum_with_a_suspended_value_suspends() -> None:
     assert _suspend_patch(draft, asked, resume=True) == {"spec": {"mode": "Running"}}
     assert _phases(draft, asked, {"phase": "Running"}) == ["Suspending"]
     assert _phases(draft, running, {"phase": "Running"}) == ["Running"]
+    # A running mode: no pods while it says suspended.
+    definition = definition_from_mapping(draft.definition, "draft")
+    pods = [
+        interpret(definition, obj(s)).to_dict()["components"][1]["replicas"]
+        for s in (running, asked)
+    ]
+    assert pods == [1, 0]
 
 
 def test_a_replica_count_of_zero_or_one_is_an_on_off_switch() -> None:
