@@ -16,10 +16,13 @@ from __future__ import annotations
 import re
 
 from wlmap.infer._evidence import Evidence, Strength
-from wlmap.infer._schema import ITEMS, VALUES, Node, Path, show, walk
+from wlmap.infer._schema import ITEMS, VALUES, Node, show, walk
 from wlmap.infer._templates import Template
 
 _NOT_A_ROLE = re.compile(r"patch|override|containers|sidecars", re.IGNORECASE)
+# The step after a role object where the roles planner expects a template: the object's
+# own pod fields (the planner then reads the role's counts on the object itself).
+FIELDS = "<pod fields>"
 # fragmentedPodSpecDefinition field -> property names that hold it, first match wins.
 _FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("schedulerNamePath", ("schedulerName",)),
@@ -104,11 +107,3 @@ def find_fragments(spec: Node) -> list[Template]:
         )
         for n in innermost
     ]
-
-
-def role_steps(path: Path) -> Path:
-    """The path planned as the role's template: the role object and a step for its fields."""
-    return (*path, FIELDS)
-
-
-FIELDS = "<pod fields>"
