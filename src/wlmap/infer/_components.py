@@ -20,6 +20,7 @@ class Component:
     kind: tuple[str, str, str] | None = None
     template_path: str | None = None
     pod_spec_path: str | None = None
+    fragments: dict[str, str] | None = None  # fragmentedPodSpecDefinition
     instance_id_path: str | None = None
     replicas_path: str | None = None
     min_replicas_path: str | None = None

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from wlmap.infer._evidence import Evidence, Strength
-from wlmap.infer._schema import Node, show
+from wlmap.infer._schema import Node, Path, jq_path, show
+
+if TYPE_CHECKING:
+    from wlmap.infer._components import Component
 
 _COUNT_NOUN = r"(replicas?|size|count|instances|workers|nodes|pods|available)"
 _DESIRED = re.compile(rf"^(num(ber)?(of)?)?{_COUNT_NOUN}$", re.IGNORECASE)
@@ -84,6 +88,36 @@ def find_counts(role: Node) -> Counts:
                 ),
             )
     return Counts(desired, minimum, maximum, per_replica)
+
+
+def apply_counts(
+    comp: Component,
+    element: Path,
+    node: Node | None,
+    fallback: int | None,
+    holder: tuple[Path, Node | None] | None = None,
+) -> None:
+    """Set the counts of ``comp``, the role at ``element``: those of the object holding
+    its template (``holder``, inside the element) when it has a replica count, else the
+    element's. ``fallback`` is the replica count when the field is absent."""
+    if node is None:
+        return
+    counts = find_counts(node)
+    prefix = jq_path(element)
+    if holder is not None and holder[1] is not None:
+        inner = find_counts(holder[1])
+        if inner.replicas is not None:
+            counts, prefix = inner, jq_path(holder[0])
+    for attr, count in (
+        ("replicas_path", counts.replicas),
+        ("min_replicas_path", counts.minimum),
+        ("max_replicas_path", counts.maximum),
+    ):
+        if count is None:
+            continue
+        default = fallback if attr == "replicas_path" else None
+        setattr(comp, attr, count_expression(prefix, count, default))
+        comp.evidence.append(count.evidence)
 
 
 def _ev(subject: str, where: str, reason: str) -> Evidence:

@@ -17,7 +17,8 @@ from wlmap.infer._counts import find_counts
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._schema import Node, jq_path, show
 
-_READY = ("availableReplicas", "readyReplicas")
+# Ready first: "ready" is what Running means in the vocabulary; available adds a delay.
+_READY = ("readyReplicas", "availableReplicas")
 
 
 @dataclass(frozen=True)
@@ -42,20 +43,34 @@ def find_readiness(status: Node, spec: Node | None) -> Readiness | None:
     wanted = status.child("replicas")
     if not _integer(wanted) and spec is not None:
         wanted = spec.child("replicas")
-    if wanted is None or not _integer(wanted):
-        return None
     have = f"({jq_path(ready.path, optional=False)} // 0)"
-    want = f"({jq_path(wanted.path, optional=False)} // 0)"
+    if wanted is not None and _integer(wanted):
+        want, of = f"({jq_path(wanted.path, optional=False)} // 0)", show(wanted.path)
+    elif spec is not None and _single_pod(spec):
+        want, of = "1", "the one pod of a template with no count"
+    else:
+        return None
     return Readiness(
         f"{want} > 0 and {have} >= {want}",
         f"{have} < {want}",
         Evidence(
             "running/initializing",
-            f"{ready.path[-1]} of {show(wanted.path)}",
+            f"{ready.path[-1]} of {of}",
             show(ready.path),
             "apps/v1 status counts; used while no mapped condition or phase holds",
             Strength.GUESS,
         ),
+    )
+
+
+def _single_pod(spec: Node) -> bool:
+    """A spec with one template directly in it and no count anywhere beside it: one pod."""
+    template = spec.child("template")
+    return (
+        template is not None
+        and template.child("spec") is not None
+        and find_counts(spec).replicas is None
+        and not any(n.type == "array" for n in spec.children() if n.path[-1] != "template")
     )
 
 

@@ -11,31 +11,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from wlmap.infer._components import JOB, POD, Component
 from wlmap.infer._counts import (
     Count,
+    apply_counts,
     count_expression,
     find_counts,
     is_job_spec,
     job_pods_expression,
 )
 from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._fragments import FIELDS
 from wlmap.infer._ids import identify
-from wlmap.infer._samples import keys_at, values_at
+from wlmap.infer._role_parts import Role, role_word, set_template, split_shared_count
+from wlmap.infer._samples import keys_at, sample_node
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, jq_path, show
 from wlmap.infer._templates import Template
-
-_SUFFIXES = re.compile(r"(GroupSpecs?|ReplicaSpecs?|PodTemplates?|Templates?|Specs?|Config)$")
-
-
-def _role_word(step: str) -> str:
-    word = _SUFFIXES.sub("", step) or step
-    if word.endswith("s") and len(word) > 3 and not word.endswith("ss"):
-        word = word[:-1]
-    return word[:1].lower() + word[1:]
 
 
 def plan_roles(
@@ -45,12 +38,15 @@ def plan_roles(
     samples: Sequence[Mapping[str, Any]],
 ) -> list[Component]:
     """The child components for ``templates`` (owners before their children)."""
-    planner = _Planner(root_name, spec, samples)
+    planner = _Planner(root_name, spec, samples, templates)
     counts = find_counts(spec)
     if counts.replicas is not None and all(len(t.path) > len(spec.path) + 1 for t in templates):
         # A count on the spec itself while every template sits deeper: the whole set of
-        # roles is replicated, so each replica is a kind-less group of them.
-        group = Component(planner.unique("replica"), root_name)
+        # roles is replicated, so each replica is a kind-less group of them, named a
+        # group where the count's description counts groups.
+        described = (spec.child(counts.replicas.field) or spec).description
+        name = "group" if re.search(r"\bgroups?\b", described, re.IGNORECASE) else "replica"
+        group = Component(planner.unique(name), root_name)
         group.evidence.append(
             Evidence(
                 f"component {group.name}",
@@ -69,8 +65,15 @@ def plan_roles(
 
 
 class _Planner:
-    def __init__(self, root_name: str, spec: Node, samples: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self,
+        root_name: str,
+        spec: Node,
+        samples: Sequence[Mapping[str, Any]],
+        templates: Sequence[Template],
+    ) -> None:
         self.root_name, self.spec, self.samples = root_name, spec, samples
+        self.templates = templates
         self.components: list[Component] = []
         self.top = root_name
         self._groups: dict[Path, Component] = {}
@@ -78,23 +81,7 @@ class _Planner:
     def _node(self, path: Path) -> Node | None:
         """The schema node at ``path``, or one built from the samples where the schema is silent."""
         found = at(self.spec, path)
-        if found is not None:
-            return found
-        props: dict[str, Any] = {}
-        for sample in self.samples:
-            for value in values_at(sample, path):
-                if not isinstance(value, Mapping):
-                    continue
-                for key, held in value.items():
-                    if isinstance(held, bool):
-                        continue
-                    if isinstance(held, int):
-                        props.setdefault(key, {"type": "integer"})
-                    elif isinstance(held, str):
-                        props.setdefault(key, {"type": "string"})
-                    elif isinstance(held, Mapping):
-                        props.setdefault(key, {"type": "object"})
-        return Node(path, {"type": "object", "properties": props}) if props else None
+        return found if found is not None else sample_node(self.samples, path)
 
     def unique(self, name: str) -> str:
         taken = {c.name for c in self.components} | {self.root_name}
@@ -107,6 +94,10 @@ class _Planner:
 
     def add(self, template: Template) -> None:
         path = template.path
+        if template.shape == "fragments":
+            # The role object holds the pod's fields: plan it as the holder of a template.
+            self._add_one(template, (*path, FIELDS), False, None)
+            return
         job = None
         # A PodTemplateSpec at <x>.spec.template whose <x>.spec is a JobSpec: pods run in Jobs.
         if len(path) >= 3 and path[-2:] == ("spec", "template"):
@@ -142,7 +133,7 @@ class _Planner:
                 owner = self._groups[element].name
                 continue
             node = self._node(element)
-            group = Component(self.unique(_role_word(role_path[i - 1])), owner)
+            group = Component(self.unique(role_word(role_path[i - 1])), owner)
             group.evidence.append(
                 Evidence(
                     f"component {group.name}",
@@ -168,28 +159,10 @@ class _Planner:
         holder: Path | None = None,
     ) -> None:
         """Counts of the role: on the object holding the template first, then its element."""
-        if node is None:
-            return
-        counts = find_counts(node)
-        prefix = jq_path(element)
+        held = None
         if holder is not None and holder != element and holder[: len(element)] == element:
-            held = self._node(holder)
-            inner = find_counts(held) if held is not None else None
-            if inner is not None and inner.replicas is not None:
-                counts, prefix = inner, jq_path(holder)
-        for attr, count in (
-            ("replicas_path", counts.replicas),
-            ("min_replicas_path", counts.minimum),
-            ("max_replicas_path", counts.maximum),
-        ):
-            if count is None:
-                continue
-            setattr(
-                comp,
-                attr,
-                count_expression(prefix, count, fallback if attr == "replicas_path" else None),
-            )
-            comp.evidence.append(count.evidence)
+            held = (holder, self._node(holder))
+        apply_counts(comp, element, node, fallback, held)
 
     def _add_one(self, template: Template, role_path: Path, in_job: bool, key: str | None) -> None:
         """The components of the role at ``role_path``: one, or a group or Job and its pods."""
@@ -198,15 +171,15 @@ class _Planner:
         owner = self._owner(role_path, last)
         if last is not None:
             element: Path = role_path[: last + 1]
-            word = _role_word(role_path[last - 1])
+            word = role_word(role_path[last - 1])
         else:
             element = role_path[:-1]
-            own = _role_word(role_path[-1])
-            word = own if own not in ("template", "pod", "spec", "") else "pod"
+            own = role_word(role_path[-1])
+            word = own if own not in ("template", "pod", "spec", "", FIELDS) else "pod"
             if word == "pod" and len(element) > 1:
-                word = _role_word(element[-1])
+                word = role_word(element[-1])
         node = self._node(element)
-        role = _Role(template, role_path, element, node, last is not None, key)
+        role = Role(template, role_path, element, node, last is not None, key)
         counts = find_counts(node) if node is not None and not in_job else None
         if counts is not None and counts.per_replica is not None and counts.replicas is not None:
             self._add_grouped(role, owner, word, counts.per_replica)
@@ -215,7 +188,7 @@ class _Planner:
         else:
             self._add_pods(role, owner, word)
 
-    def _add_pods(self, role: _Role, owner: str, word: str) -> None:
+    def _add_pods(self, role: Role, owner: str, word: str) -> None:
         comp = Component(self.unique(word), owner, kind=POD, role_key=role.key)
         if role.key is not None:
             comp.evidence.append(
@@ -231,8 +204,10 @@ class _Planner:
             identify(comp, role.element, role.node)
         holder = role.template.path[:-1] if role.key is None else None
         self.count(comp, role.element, role.node, fallback=1, holder=holder)
+        if role.node is not None and holder == role.element and comp.replicas_path is not None:
+            self._split(comp, role, role.node, comp.replicas_path)
         self.components.append(comp)
-        _set_template(comp, role)
+        set_template(comp, role)
         if comp.replicas_path is None and not role.listed:
             comp.replicas_path = "1"
             comp.evidence.append(
@@ -245,7 +220,17 @@ class _Planner:
                 )
             )
 
-    def _add_grouped(self, role: _Role, owner: str, word: str, per_replica: Count) -> None:
+    def _split(self, comp: Component, role: Role, holder: Node, replicas: str) -> None:
+        """One count sizing a single-pod template and its sibling: see split_shared_count."""
+        shared = find_counts(holder).replicas
+        if shared is None:
+            return
+        split = split_shared_count(holder, self.templates, shared.field, replicas, role.path[-1])
+        if split is not None:
+            comp.replicas_path = split[0]
+            comp.evidence.append(split[1])
+
+    def _add_grouped(self, role: Role, owner: str, word: str, per_replica: Count) -> None:
         """Replicas of several pods each: the replica is a kind-less group, the pods its child."""
         name = word if word.endswith("Group") else f"{word}Group"
         group = Component(self.unique(name), owner, role_key=role.key)
@@ -267,10 +252,10 @@ class _Planner:
         comp.instance_id_path = group.instance_id_path
         comp.replicas_path = count_expression(jq_path(role.element), per_replica, 1)
         comp.evidence.append(per_replica.evidence)
-        _set_template(comp, role)
+        set_template(comp, role)
         self.components.append(comp)
 
-    def _add_job(self, role: _Role, owner: str, word: str) -> None:
+    def _add_job(self, role: Role, owner: str, word: str) -> None:
         """Pods run through Jobs: the Job is a component, the pods its child."""
         job = Component(self.unique(word), owner, kind=JOB, role_key=role.key)
         job.evidence.append(
@@ -301,26 +286,3 @@ class _Planner:
             )
         )
         self.components.append(pod)
-
-
-@dataclass(frozen=True)
-class _Role:
-    """Where one role sits: its template, its path, the element holding it."""
-
-    template: Template
-    path: Path
-    element: Path
-    node: Node | None
-    listed: bool
-    key: str | None
-
-
-def _set_template(comp: Component, role: _Role) -> None:
-    path = (
-        role.path if role.key is not None else (*role.path, *role.template.path[len(role.path) :])
-    )
-    if role.template.shape == "template":
-        comp.template_path = jq_path(path)
-    else:
-        comp.pod_spec_path = jq_path(path)
-    comp.evidence.append(role.template.evidence)

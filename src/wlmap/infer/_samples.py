@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from wlmap.infer._schema import ITEMS, VALUES, Path
+from wlmap.infer._schema import ITEMS, VALUES, Node, Path
 
 
 def values_at(obj: Any, path: Path) -> Iterator[Any]:
@@ -62,3 +62,23 @@ def sample_paths(obj: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
     elif isinstance(obj, list):
         for item in obj:
             yield from sample_paths(item, (*path, ITEMS))
+
+
+def sample_node(samples: Sequence[Mapping[str, Any]], path: Path) -> Node | None:
+    """A schema node for ``path`` built from what the samples hold there (integers,
+    strings and objects), for parts the CRD leaves schemaless; None when they hold none."""
+    props: dict[str, Any] = {}
+    for sample in samples:
+        for value in values_at(sample, path):
+            if not isinstance(value, Mapping):
+                continue
+            for key, held in value.items():
+                if isinstance(held, bool):
+                    continue
+                if isinstance(held, int):
+                    props.setdefault(key, {"type": "integer"})
+                elif isinstance(held, str):
+                    props.setdefault(key, {"type": "string"})
+                elif isinstance(held, Mapping):
+                    props.setdefault(key, {"type": "object"})
+    return Node(path, {"type": "object", "properties": props}) if props else None

@@ -133,6 +133,24 @@ def version_schema(crd: Mapping[str, Any], version: str | None) -> tuple[str, No
     return str(chosen["name"]), Node((), schema)
 
 
+def borrowed_schema(crd: Mapping[str, Any], chosen: str, schema: Node) -> tuple[str, Node] | None:
+    """Another served version's schema when ``chosen``'s spec is schemaless and theirs is
+    not: versions of one kind share their fields (the API server converts between them),
+    so the described one says where the schemaless one keeps them."""
+    spec = schema.child("spec")
+    if spec is not None and not spec.schemaless:
+        return None
+    for version in (crd.get("spec") or {}).get("versions") or ():
+        name = str(version.get("name"))
+        if name == chosen or not version.get("served", True):
+            continue
+        other = Node((), (version.get("schema") or {}).get("openAPIV3Schema") or {})
+        found = other.child("spec")
+        if found is not None and not found.schemaless:
+            return name, other
+    return None
+
+
 def jq_path(path: Path, *, optional: bool = True) -> str:
     """The jq path of a schema path; array elements and map values both become ``[]``."""
     out = ""

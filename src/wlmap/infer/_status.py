@@ -16,8 +16,10 @@ from typing import Any
 
 from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength, unmapped
+from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
+from wlmap.infer._ready import ready_matchers
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
 from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, classify
@@ -31,6 +33,24 @@ class StatusPlan:
     phase_path: str | None = None
     mappings: dict[GenericStatus, list[dict[str, Any]]] = field(default_factory=dict)
     evidence: list[Evidence] = field(default_factory=list)
+
+
+# Kubernetes API conventions put conditions here; assumed where the schema is silent.
+_CONVENTIONAL_CONDITIONS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "type": {"type": "string"},
+            "status": {"type": "string"},
+            "reason": {"type": "string"},
+        },
+    },
+}
+
+
+def _conventional(status: Node) -> Node:
+    return Node((*status.path, "conditions"), _CONVENTIONAL_CONDITIONS)
 
 
 def _conditions(status: Node) -> Node | None:
@@ -49,8 +69,8 @@ def _phase_first(conditions: Node, phase: Node, samples: Sequence[Mapping[str, A
     Conditions below a sub-object of ``.status`` (``.status.clusterStatus.conditions``,
     ``.status.parts[].conditions``) are another object's, copied in: a phase field
     nearer to ``.status`` is the object's own. Own conditions whose types neither the
-    schema nor a sample lists give way to a field named plainly ``phase`` or ``state``,
-    whose values the vocabulary reads directly.
+    schema nor a sample lists give way to a field named plainly ``phase``, ``state`` or
+    ``status``, whose values the vocabulary reads directly.
     """
     if len(conditions.path) > 2:
         return len(phase.path) < len(conditions.path)
@@ -59,7 +79,7 @@ def _phase_first(conditions: Node, phase: Node, samples: Sequence[Mapping[str, A
     listed = bool(type_node is not None and type_node.schema.get("enum")) or any(
         next(values_at(s, (*conditions.path, ITEMS, "type")), None) is not None for s in samples
     )
-    return not listed and phase.path[-1] in ("phase", "state") and len(phase.path) == 2
+    return not listed and phase.path[-1] in ("phase", "state", "status") and len(phase.path) == 2
 
 
 def _any(path: str, types: Sequence[str], type_field: str, status_field: str) -> str:
@@ -77,9 +97,12 @@ def plan_status(
 ) -> StatusPlan:
     """Conditions, phase, readiness counts and state mappings from the schema and samples."""
     plan = StatusPlan()
+    # A status the CRD declares without a schema follows the API conventions; one it does
+    # not declare has nothing to read (a draft path there would not pass --crd).
+    conditions = _conventional(status) if status is not None and status.schemaless else None
     if status is None:
         status = Node(("status",), {"x-kubernetes-preserve-unknown-fields": True})
-    conditions = _conditions(status)
+    conditions = conditions or _conditions(status)
     phase = find_phase(status, samples)
     if conditions is not None and phase is not None and _phase_first(conditions, phase[0], samples):
         conditions = None
@@ -101,6 +124,17 @@ def plan_status(
         for state, test in readiness_matchers(readiness, others, suspend_path).items():
             plan.mappings.setdefault(state, []).append(by_expression(test))
         plan.evidence.append(readiness.evidence)
+    failures = find_failures(status)
+    if failures is not None:
+        ended = [
+            matcher_jq(m, plan.phase_path, plan.conditions_path)
+            for state in (GenericStatus.FAILED, GenericStatus.COMPLETED)
+            for m in plan.mappings.get(state, ())
+        ]
+        plan.mappings.setdefault(GenericStatus.DEGRADED, []).append(
+            degraded_matcher(failures, ended, suspend_path)
+        )
+        plan.evidence.append(failures.evidence)
     if suspend_path is not None and GenericStatus.SUSPENDED not in plan.mappings:
         plan.mappings[GenericStatus.SUSPENDED] = [
             {"byExpression": {"expression": f"{suspend_path} == true", "expectedResult": "true"}}
@@ -161,6 +195,11 @@ def _conditions_plan(
             )
         )
     _condition_mappings(plan, path, by_state, suspend_path)
+    if "Ready" in by_state.get(GenericStatus.RUNNING, ()):
+        reasons = "reason" in item.properties
+        for state, matcher, evidence in ready_matchers(path, by_state, suspend_path, reasons):
+            plan.mappings.setdefault(state, []).append(matcher)
+            plan.evidence.append(evidence)
 
 
 def _condition_mappings(

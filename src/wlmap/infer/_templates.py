@@ -23,7 +23,7 @@ from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, show, walk
 _NOT_A_DEFINITION = re.compile(r"patch|override", re.IGNORECASE)
 _POD_TEMPLATE_WORDS = re.compile(r"\bpod\b.*\btemplate\b|\bpod template\b", re.IGNORECASE | re.S)
 
-Shape = Literal["template", "podSpec"]
+Shape = Literal["template", "podSpec", "fragments"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class Template:
     path: Path
     shape: Shape
     evidence: Evidence
+    fragments: Mapping[str, str] | None = None  # fragmentedPodSpecDefinition, relative jq
 
 
 def _has_containers(node: Node) -> bool:

@@ -15,11 +15,22 @@ from wlmap.definitions.status import GenericStatus
 
 VOCABULARY: dict[GenericStatus, frozenset[str]] = {
     GenericStatus.COMPLETED: frozenset(
-        {"succeeded", "success", "successful", "complete", "completed", "finished", "done"}
+        {
+            "succeeded",
+            "success",
+            "successful",
+            "complete",
+            "completed",
+            "completing",
+            "finished",
+            "done",
+        }
     ),
-    GenericStatus.FAILED: frozenset({"failed", "failure", "error", "errored", "crashed"}),
-    GenericStatus.SUSPENDED: frozenset({"suspended", "paused", "hibernated", "stopped"}),
-    GenericStatus.SUSPENDING: frozenset({"suspending", "pausing", "stopping"}),
+    GenericStatus.FAILED: frozenset(
+        {"failed", "failure", "error", "errored", "crashed", "terminated", "terminating"}
+    ),
+    GenericStatus.SUSPENDED: frozenset({"suspended", "paused", "hibernated", "stopped", "aborted"}),
+    GenericStatus.SUSPENDING: frozenset({"suspending", "pausing", "stopping", "aborting"}),
     GenericStatus.RESUMING: frozenset({"resuming", "resumed"}),
     GenericStatus.DEGRADED: frozenset({"restarting", "degraded", "unhealthy", "recovering"}),
     GenericStatus.RUNNING: frozenset(

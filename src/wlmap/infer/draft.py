@@ -14,17 +14,18 @@ from wlmap.definitions.document import (
     slug,
 )
 from wlmap.definitions.gvk import GroupVersionKind
-from wlmap.definitions.status import STATUS_ORDER
+from wlmap.definitions.status import STATUS_ORDER, GenericStatus
 from wlmap.errors import ManifestError
 from wlmap.infer._components import Component
-from wlmap.infer._evidence import Evidence
+from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._fragments import find_fragments
 from wlmap.infer._gang import plan_gang
 from wlmap.infer._render import render
 from wlmap.infer._roles import plan_roles
-from wlmap.infer._schema import Node, version_schema
+from wlmap.infer._schema import Node, borrowed_schema, version_schema
 from wlmap.infer._selectors import infer_selectors
 from wlmap.infer._status import plan_status
-from wlmap.infer._suspend import find_suspend
+from wlmap.infer._suspend import Suspend, find_suspend, stopped_counts
 from wlmap.infer._templates import find_templates
 
 Format = Literal["wlmap", "karta"]
@@ -87,38 +88,63 @@ def infer(
     spec = crd.get("spec") or {}
     group, kind = str(spec.get("group") or ""), str((spec.get("names") or {}).get("kind") or "")
     chosen, schema = version_schema(crd, version)
+    evidence: list[Evidence] = []
+    borrowed = borrowed_schema(crd, chosen, schema)
+    if borrowed is not None:
+        schema = borrowed[1]
+        evidence.append(
+            Evidence(
+                "schema",
+                f"version {borrowed[0]}",
+                f"{chosen} .spec",
+                f"{chosen} describes no spec fields; {borrowed[0]} of the same kind does",
+                Strength.GUESS,
+            )
+        )
     gvk = GroupVersionKind(group=group, version=chosen, kind=kind)
     mine = _matching(samples, group, kind)
     root = kind.lower()
     spec_node = schema.child("spec") or Node(
         ("spec",), {"x-kubernetes-preserve-unknown-fields": True}
     )
-    templates = find_templates(spec_node, mine)
+    # Pods described field by field only where no template describes them.
+    templates = find_templates(spec_node, mine) or find_fragments(spec_node)
     if not templates:
         hint = (
             " (its spec is schemaless: pass sample objects with -f)" if spec_node.schemaless else ""
         )
         raise ManifestError(
             f"{kind}.{group} {chosen}: no pod template under .spec: no object whose spec has "
-            f"containers with images, and no sample holds one there{hint}"
+            f"containers with images, no object with an image beside container resources, "
+            f"and no sample holds one there{hint}"
         )
-    evidence: list[Evidence] = []
     components = plan_roles(root, spec_node, templates, mine)
     suspend = find_suspend(spec_node, templates)
-    status = plan_status(schema.child("status"), mine, suspend[0] if suspend else None, spec_node)
+    if suspend is not None and suspend.stops_pods:
+        for comp in components:
+            if comp.owner == root and comp.replicas_path is not None:
+                comp.replicas_path = stopped_counts(suspend, comp.replicas_path)
+    status = plan_status(
+        schema.child("status"), mine, suspend.asked if suspend else None, spec_node
+    )
     facts = infer_selectors(components, mine, pods, group)
-    gang, gang_evidence = plan_gang(root, components, list(status.mappings), facts.workload_label)
+    # A gang is a job: what can complete by evidence (an enum, a sample, a phase value),
+    # not by a common condition type offered as a guess, or what a boolean suspends (the
+    # batch queues' handle). Services and node sets are no gangs.
+    completes = (suspend is not None and suspend.on == "true") or any(
+        e.choice == GenericStatus.COMPLETED.value and not e.needs_review for e in status.evidence
+    )
+    states = [s for s in status.mappings if s is not GenericStatus.COMPLETED or completes]
+    gang, gang_evidence = plan_gang(root, components, states, facts.workload_label)
     if suspend is not None:
-        evidence.append(suspend[1])
+        evidence.append(suspend.evidence)
     evidence += status.evidence
     for comp in components:
         evidence += comp.evidence
     evidence += facts.evidence
     if gang_evidence is not None:
         evidence.append(gang_evidence)
-    document = _document(
-        gvk, root, components, status, suspend[0] if suspend else None, gang, output
-    )
+    document = _document(gvk, root, components, status, suspend, gang, output)
     text = render(document, evidence, f"{kind} ({group}/{chosen})")
     return Draft(gvk, document, tuple(evidence), text)
 
@@ -128,7 +154,7 @@ def _document(
     root: str,
     components: Sequence[Component],
     status: Any,
-    suspend: str | None,
+    suspend: Suspend | None,
     gang: dict[str, Any] | None,
     output: Format,
 ) -> dict[str, Any]:
@@ -147,8 +173,8 @@ def _document(
     }
     if suspend is not None:
         root_component["suspendDefinition"] = {
-            "suspendActions": [{"path": suspend, "value": "true"}],
-            "resumeActions": [{"path": suspend, "value": "false"}],
+            "suspendActions": [{"path": suspend.path, "value": suspend.on}],
+            "resumeActions": [{"path": suspend.path, "value": suspend.off}],
         }
     structure: dict[str, Any] = {
         "rootComponent": root_component,
@@ -175,6 +201,8 @@ def _component(comp: Component) -> dict[str, Any]:
         out["specDefinition"] = {"podTemplateSpecPath": comp.template_path}
     elif comp.pod_spec_path:
         out["specDefinition"] = {"podSpecPath": comp.pod_spec_path}
+    elif comp.fragments:
+        out["specDefinition"] = {"fragmentedPodSpecDefinition": comp.fragments}
     scale = {
         key: value
         for key, value in (

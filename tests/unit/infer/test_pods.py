@@ -69,10 +69,20 @@ def test_labels_that_name_roles_become_selectors_and_pods_are_attributed() -> No
 
 
 def test_a_job_of_several_pods_is_one_gang_grouped_by_its_label() -> None:
-    gang = infer(SOURCE, samples=[SAMPLE], pods=PODS).definition["spec"]["optimizationInstructions"]
+    # The sample shows the kind can complete (a Succeeded condition): it is a job.
+    done = {**SAMPLE, "status": {"conditions": [{"type": "Succeeded", "status": "True"}]}}
+    gang = infer(SOURCE, samples=[done], pods=PODS).definition["spec"]["optimizationInstructions"]
     assert gang["gangScheduling"]["podGroup"] == {"name": "widget"}
     (group,) = gang["gangScheduling"]["podGroups"]
     assert group["members"][0]["groupByKeyPaths"] == ['.metadata.labels["example.com/job"]']
+
+
+def test_completion_only_guessed_from_common_condition_types_makes_no_gang() -> None:
+    # Services and node sets run many pods too; nothing here says the kind ever completes.
+    assert (
+        "optimizationInstructions"
+        not in infer(SOURCE, samples=[SAMPLE], pods=PODS).definition["spec"]
+    )
 
 
 def test_without_pods_the_instance_label_is_a_placeholder_to_review() -> None:

@@ -262,3 +262,66 @@ def test_a_count_on_the_spec_replicates_every_role_below_it() -> None:
         ("worker", None, 3),
     ]
     assert any(e.subject == "component replica" for e in draft.review)
+
+
+def test_a_schemaless_version_reads_the_fields_of_a_described_one() -> None:
+    source = crd(
+        {
+            "type": "object",
+            "properties": {"replicas": {"type": "integer"}, "template": POD_TEMPLATE},
+        }
+    )
+    described = source["spec"]["versions"][0]
+    schemaless = {
+        "name": "v1alpha1",
+        "served": True,
+        "storage": False,
+        "schema": {
+            "openAPIV3Schema": {
+                "type": "object",
+                "properties": {
+                    "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+                },
+            }
+        },
+    }
+    source["spec"]["versions"] = [schemaless, described]
+    draft = infer(source, "v1alpha1")
+    _valid(draft, source)
+    seen = _components(
+        draft,
+        {**obj({"replicas": 2, "template": template()}), "apiVersion": "example.com/v1alpha1"},
+    )
+    assert seen[1:] == [("pod", None, 2)]
+    assert "schema" in {e.subject for e in draft.review}
+
+
+def test_a_total_count_beside_a_leader_template_leaves_the_rest_to_the_workers() -> None:
+    size = {"type": "integer", "description": "The total number of pods in each group."}
+    holder = {
+        "type": "object",
+        "properties": {
+            "size": size,
+            "leaderTemplate": POD_TEMPLATE,
+            "workerTemplate": POD_TEMPLATE,
+        },
+    }
+    replicas = {"type": "integer", "description": "The number of groups."}
+    source = crd({"type": "object", "properties": {"replicas": replicas, "group": holder}})
+    draft = infer(source)
+    _valid(draft, source)
+    workload = obj(
+        {
+            "replicas": 2,
+            "group": {"size": 4, "leaderTemplate": template(), "workerTemplate": template()},
+        }
+    )
+    assert _components(draft, workload)[1:] == [
+        ("group", None, 2),
+        ("leader", None, 1),
+        ("worker", None, 3),
+    ]
+    assert [e.choice for e in draft.review if e.subject == "replicasPath"] == [
+        "1",
+        "(.spec.group.size // 1) - 1",
+    ]

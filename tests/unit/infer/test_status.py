@@ -149,3 +149,139 @@ def test_counts_say_nothing_before_the_status_is_written() -> None:
     workload = {"replicas": 2, "template": template()}
     assert _phases(draft, workload, {}) == ["Undefined"]
     assert _phases(draft, workload, {"replicas": 2}) == ["Initializing"]
+
+
+def _role_counts() -> dict[str, Any]:
+    counts = {"type": "integer"}
+    return {
+        "type": "object",
+        "additionalProperties": {
+            "type": "object",
+            "properties": {"active": counts, "succeeded": counts, "failed": counts},
+        },
+    }
+
+
+def test_a_role_reporting_failures_is_degraded_until_the_workload_ends() -> None:
+    status = {
+        "type": "object",
+        "properties": {"conditions": CONDITIONS, "replicaStatuses": _role_counts()},
+    }
+    sample = obj({"template": template()}, {"conditions": [{"type": "Running", "status": "True"}]})
+    draft = infer(crd(_SUSPENDABLE, status), samples=[sample])
+    running = [{"type": "Running", "status": "True"}]
+    retrying = {"conditions": running, "replicaStatuses": {"Launcher": {"active": 1, "failed": 1}}}
+    healthy = {"conditions": running, "replicaStatuses": {"Launcher": {"active": 1}}}
+    failed = {
+        "conditions": [*running, {"type": "Failed", "status": "True"}],
+        "replicaStatuses": {"Launcher": {"failed": 1}},
+    }
+    spec = {"template": template()}
+    assert _phases(draft, spec, retrying) == ["Running", "Degraded"]
+    assert _phases(draft, spec, healthy) == ["Running"]
+    assert _phases(draft, spec, failed) == ["Failed"]
+    # A workload asked to suspend is not degraded by the failures it had.
+    assert "Degraded" not in _phases(draft, {**spec, "suspend": True}, retrying)
+    assert "degraded" in {e.subject for e in draft.review}
+
+
+def test_aborted_terminated_and_completing_phases() -> None:
+    phase = {
+        "type": "string",
+        "enum": ["Pending", "Running", "Aborting", "Aborted", "Completing", "Terminated"],
+    }
+    status = {
+        "type": "object",
+        "properties": {"state": {"type": "object", "properties": {"phase": phase}}},
+    }
+    draft = infer(crd(_SPEC, status))
+    spec = {"template": template()}
+    seen = [
+        _phases(draft, spec, {"state": {"phase": value}})
+        for value in ("Aborting", "Aborted", "Completing", "Terminated")
+    ]
+    assert seen == [["Suspending"], ["Suspended"], ["Completed"], ["Failed"]]
+
+
+def test_unlisted_condition_types_give_way_to_a_field_named_status() -> None:
+    status = {"type": "object", "properties": {"status": _STRING, "conditions": CONDITIONS}}
+    draft = infer(crd(_SPEC, status))
+    seen = _phases(
+        draft,
+        {"template": template()},
+        {"status": "Unhealthy", "conditions": [{"type": "MilvusReady", "status": "False"}]},
+    )
+    assert seen == ["Degraded"]
+
+
+def test_a_schemaless_status_is_read_by_the_conditions_convention() -> None:
+    draft = infer(crd(_SPEC, {"type": "object", "x-kubernetes-preserve-unknown-fields": True}))
+    spec = {"template": template()}
+    ready = {"conditions": [{"type": "Ready", "status": "True"}]}
+    assert _phases(draft, spec, ready) == ["Running"]
+
+
+def test_a_ready_count_without_a_wanted_count_means_the_one_pod() -> None:
+    status = {"type": "object", "properties": {"readyReplicas": {"type": "integer"}}}
+    draft = infer(crd(_SPEC, status))
+    spec = {"template": template()}
+    assert _phases(draft, spec, {"readyReplicas": 1}) == ["Running"]
+    assert _phases(draft, spec, {"readyReplicas": 0}) == ["Initializing"]
+    # Beside a count, the single-pod reading does not apply.
+    counted = {
+        "type": "object",
+        "properties": {"size": {"type": "integer"}, "template": POD_TEMPLATE},
+    }
+    assert (
+        "running"
+        not in infer(crd(counted, status)).definition["spec"]["structureDefinition"][
+            "rootComponent"
+        ]["statusDefinition"]["statusMappings"]
+    )
+
+
+def test_a_ready_condition_not_yet_known_is_initializing() -> None:
+    status = {"type": "object", "properties": {"conditions": CONDITIONS}}
+    draft = infer(crd(_SPEC, status))
+    spec = {"template": template()}
+    unknown = {"conditions": [{"type": "Ready", "status": "Unknown"}]}
+    failed = {
+        "conditions": [{"type": "Ready", "status": "Unknown"}, {"type": "Failed", "status": "True"}]
+    }
+    assert _phases(draft, spec, unknown) == ["Initializing"]
+    assert _phases(draft, spec, failed) == ["Failed"]
+
+
+def test_ready_replicas_are_read_before_available_ones() -> None:
+    counts = {
+        name: {"type": "integer"} for name in ("replicas", "availableReplicas", "readyReplicas")
+    }
+    draft = infer(crd(_SPEC, {"type": "object", "properties": counts}))
+    spec = {"template": template()}
+    assert _phases(draft, spec, {"replicas": 2, "readyReplicas": 2, "availableReplicas": 0}) == [
+        "Running"
+    ]
+
+
+def test_ready_false_for_an_outcome_reason_is_that_outcome() -> None:
+    with_reason = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string"},
+                "status": {"type": "string"},
+                "reason": {"type": "string"},
+            },
+        },
+    }
+    draft = infer(crd(_SPEC, {"type": "object", "properties": {"conditions": with_reason}}))
+    spec = {"template": template()}
+
+    def ready(status: str, reason: str) -> dict[str, Any]:
+        return {"conditions": [{"type": "Ready", "status": status, "reason": reason}]}
+
+    assert _phases(draft, spec, ready("False", "PodSucceeded")) == ["Completed"]
+    assert _phases(draft, spec, ready("False", "RevisionFailed")) == ["Failed"]
+    assert _phases(draft, spec, ready("False", "DependenciesNotReady")) == ["Initializing"]
+    assert _phases(draft, spec, ready("True", "PodReady")) == ["Running"]

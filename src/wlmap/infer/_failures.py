@@ -1,0 +1,79 @@
+"""Failure counts: Degraded while pods of a role have failed and the workload has not ended.
+
+Controllers of multi-role workloads report per role how many pods or Jobs are active,
+succeeded and failed (a ``replicaStatuses`` map, a ``replicatedJobsStatus`` list). A
+failed count above zero while no outcome is reported means the workload runs on under
+its restart or failure policy: Degraded, beside whatever else holds. Found by shape (an
+object of role counts: an integer ``failed`` beside ``active``, ``ready`` or
+``succeeded``), offered as a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._schema import ITEMS, VALUES, Node, jq_path, show, walk
+
+_BESIDE = ("active", "ready", "succeeded")
+
+
+@dataclass(frozen=True)
+class Failures:
+    """jq that holds when a role reports failures, and the evidence for it."""
+
+    test: str
+    evidence: Evidence
+
+
+def _integer(node: Node | None) -> bool:
+    return node is not None and node.type == "integer"
+
+
+def find_failures(status: Node) -> Failures | None:
+    """The first list or map of role counts under ``status`` with a ``failed`` count."""
+    for node in walk(status):
+        if len(node.path) > 4 or node.path[-1] not in (ITEMS, VALUES):
+            continue
+        if _integer(node.child("failed")) and any(_integer(node.child(n)) for n in _BESIDE):
+            collection = jq_path(node.path[:-1], optional=False)
+            return Failures(
+                f"any({collection}[]?; (.failed // 0) > 0)",
+                Evidence(
+                    "degraded",
+                    f"failed > 0 in {show(node.path)}",
+                    show(node.path),
+                    "per-role counts of active/succeeded/failed; a failure before the "
+                    "workload ended is a restart under its policy",
+                    Strength.GUESS,
+                ),
+            )
+    return None
+
+
+def matcher_jq(matcher: Mapping[str, Any], phase_path: str | None, conditions: str | None) -> str:
+    """One status matcher of the draft as a jq test, to exclude it from another."""
+    if "byExpression" in matcher:
+        return f"({matcher['byExpression']['expression']})"
+    if "byPhase" in matcher and phase_path is not None:
+        return f'{phase_path} == "{matcher["byPhase"]}"'
+    tests = [
+        f'any({conditions}[]?; .type == "{c["type"]}" and .status == "{c["status"]}")'
+        for c in matcher.get("byConditions") or ()
+    ]
+    return "(" + " and ".join(tests) + ")" if tests else "false"
+
+
+def degraded_matcher(
+    failures: Failures, ended: Sequence[str], suspend: str | None
+) -> dict[str, Any]:
+    """Degraded while a role reports failures, the workload has not ended, and (with a
+    suspend field) no suspension is asked."""
+    test = failures.test
+    if ended:
+        test += f" and (({' or '.join(ended)}) | not)"
+    if suspend is not None:
+        test = f"{suspend} != true and {test}"
+    return {"byExpression": {"expression": test, "expectedResult": "true"}}
