@@ -27,7 +27,7 @@ from wlmap.workload.gangs import GangGroup
 from wlmap.workload.resources import PodResources
 from wlmap.workload.structure import Instance
 from wlmap.workload.suspend import suspend_reader
-from wlmap.workload.view import ComponentView, WorkloadView
+from wlmap.workload.view import ComponentView, WorkloadView, object_names
 
 
 def ordinary_view(
@@ -48,18 +48,9 @@ def ordinary_view(
         # no pods: the gangs are counted from the instances alone, with no expression
         return gangs_reader(compiled)(instances)
 
-    raw_metadata = obj.get("metadata")
-    metadata: Mapping[str, Any] = (
-        raw_metadata if type(raw_metadata) is dict or isinstance(raw_metadata, Mapping) else {}
-    )
-    api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    name, namespace = metadata.get("name"), metadata.get("namespace")
     # positional: the record's field order
     return WorkloadView(
-        api_version if isinstance(api_version, str) else None,
-        kind if isinstance(kind, str) else None,
-        name if isinstance(name, str) else None,
-        namespace if isinstance(namespace, str) else None,
+        *object_names(obj),
         compiled.name,
         status.phases,
         tuple(components),

@@ -17,7 +17,7 @@ from wlmap.workload.references import bind_references
 from wlmap.workload.status import evaluate_status
 from wlmap.workload.structure import extract_instances
 from wlmap.workload.suspend import suspend_reader
-from wlmap.workload.view import WorkloadView
+from wlmap.workload.view import WorkloadView, object_names
 
 
 def interpret(
@@ -103,10 +103,6 @@ def general_view(
         computed = gangs()
         gangs_reader = functools.partial(tuple, computed)
 
-    raw_metadata = obj.get("metadata")
-    metadata: Mapping[str, Any] = (
-        raw_metadata if type(raw_metadata) is dict or isinstance(raw_metadata, Mapping) else {}
-    )
     missing: tuple[tuple[str, str | None], ...] = ()
     if placements is not None:
         missing = tuple(
@@ -115,13 +111,8 @@ def general_view(
             if c.template is not None and c.pods > 0 and not c.pods_observed
         )
     # positional: the record's field order (quicker than keywords)
-    api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    name, namespace = metadata.get("name"), metadata.get("namespace")
     return WorkloadView(
-        api_version if isinstance(api_version, str) else None,
-        kind if isinstance(kind, str) else None,
-        name if isinstance(name, str) else None,
-        namespace if isinstance(namespace, str) else None,
+        *object_names(obj),
         compiled.name,
         status.phases,
         tuple(components),

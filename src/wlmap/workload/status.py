@@ -56,16 +56,7 @@ def evaluate_status(
             except ExpressionError as exc:
                 issues.report(expression.located(exc))
                 outputs = None
-            result = None
-            if outputs:
-                first = outputs[0]
-                # tests give booleans: their text without a call
-                if first is True:
-                    result = "true"
-                elif first is False:
-                    result = "false"
-                elif first is not None:
-                    result = text(first)
+            result = result_text(outputs)
         results.append((planned, result))
         if planned.expression_only:  # what _holds() would say, without its other checks
             if planned.expected_result is not None and result != planned.expected_result:

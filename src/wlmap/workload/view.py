@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from wlmap.workload._records import lazy, record
@@ -176,3 +176,19 @@ def identity(item: Identified) -> dict[str, Any]:
         "definition": item.definition,
         "phases": list(item.phases),
     }
+
+
+def object_names(obj: Mapping[str, Any]) -> tuple[str | None, str | None, str | None, str | None]:
+    """A workload object's apiVersion, kind, name and namespace, each None unless a string
+    (the first four fields of its view)."""
+    metadata = obj.get("metadata")
+    if type(metadata) is not dict and not isinstance(metadata, Mapping):
+        metadata = {}
+    found = (
+        obj.get("apiVersion"),
+        obj.get("kind"),
+        metadata.get("name"),
+        metadata.get("namespace"),
+    )
+    api_version, kind, name, namespace = (v if isinstance(v, str) else None for v in found)
+    return api_version, kind, name, namespace
