@@ -3,8 +3,8 @@ release them to kube-scheduler.
 
 Run after each reconciliation of a workload that has pods carrying the placement gate
 (see :mod:`.gating`). Once every pod of each gang exists, the gangs are planned with
-:mod:`wlmap.placement.plan` over the cluster's nodes and bound pods (one LIST of each),
-with the configured gang policy. Each pod of a placed gang gets a required node-affinity
+:mod:`wlmap.placement.plan` over the cluster's nodes and pods as the watches of
+:mod:`.capacity` keep them (no request per plan), with the configured gang policy. Each pod of a placed gang gets a required node-affinity
 term on the level labels of its gang's domain (ANDed into its own terms; allowed on a
 gated pod) and loses the gate in the same patch; kube-scheduler then binds it inside the
 domain. A gang that does not fit (a required level no domain can hold) stays gated.
@@ -87,15 +87,24 @@ async def place(
         await _report(state, obj, False, "WaitingForPods", "; ".join(waiting), event=False)
         return False
     chosen = [i for i, own in enumerate(members) if any(is_gated(p) for p in own)]
-    try:
-        plans, topology = await _plan(state, [requests[i] for i in chosen])
-    except WlmapError as exc:
-        await _report(state, obj, False, "CannotPlan", str(exc))
-        return False
-    short = [f"{p.request.name}: {p.shortfall.text}" for p in plans if p.shortfall is not None]
-    if short:
-        await _report(state, obj, False, "DoesNotFit", "; ".join(short))
-        return True
+    capacity = state.capacity
+    assert capacity is not None
+    async with capacity.planning:  # no other plan between this one's read and its pods
+        try:
+            occupancy = await capacity.occupancy()
+            plans = await _plan(state, occupancy, [requests[i] for i in chosen])
+        except WlmapError as exc:
+            await _report(state, obj, False, "CannotPlan", str(exc))
+            return False
+        short = [f"{p.request.name}: {p.shortfall.text}" for p in plans if p.shortfall is not None]
+        if short:
+            await _report(state, obj, False, "DoesNotFit", "; ".join(short))
+            return True
+        for index, plan in zip(chosen, plans, strict=True):
+            assert plan.placement is not None
+            gated = [p for p in members[index] if is_gated(p)]
+            capacity.assume(gated, plan.placement, occupancy, plan.request.gpus_per_pod)
+    topology = occupancy.topology
     said = []
     for index, plan in zip(chosen, plans, strict=True):
         term = node_selector_term(plan, topology)
@@ -106,27 +115,15 @@ async def place(
     return False
 
 
-async def _plan(state: State, requests: Sequence[Any]) -> tuple[list[Any], Any]:
-    """The gangs planned over the cluster's nodes and bound pods."""
-    from wlmap.placement.plan import plan_gangs, read_occupancy  # noqa: PLC0415
+async def _plan(state: State, occupancy: Any, requests: Sequence[Any]) -> list[Any]:
+    """The gangs planned on ``occupancy`` (which keeps them placed)."""
+    from wlmap.placement.plan import plan_gangs  # noqa: PLC0415
     from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415
 
-    assert state.cluster is not None and state.discovery is not None
-    cluster = state.cluster
-    nodes = await cluster.request("GET", "/api/v1/nodes")
-    bound = await cluster.request(
-        "GET", "/api/v1/pods", params={"fieldSelector": "spec.nodeName!="}
-    )
-    objects = [
-        *({"apiVersion": "v1", "kind": "Node", **n} for n in nodes.get("items") or ()),
-        *({"apiVersion": "v1", "kind": "Pod", **p} for p in bound.get("items") or ()),
-    ]
-    settings = state.settings
+    name = state.settings.placement_policy
 
-    def planned() -> tuple[list[Any], Any]:
-        occupancy = read_occupancy(objects, settings.placement_levels, _owner_of, name="cluster")
-        policy = make_gang_policy(settings.placement_policy)
-        return plan_gangs(occupancy, requests, policy), occupancy.topology
+    def planned() -> list[Any]:
+        return plan_gangs(occupancy, requests, make_gang_policy(name))
 
     return await asyncio.to_thread(planned)  # the policies are CPU work
 
@@ -213,11 +210,3 @@ async def _report(
 
 def _name(pod: Mapping[str, Any]) -> str:
     return str((pod.get("metadata") or {}).get("name"))
-
-
-def _owner_of(pod: Mapping[str, Any]) -> str:
-    meta = pod.get("metadata") or {}
-    owner = next((r for r in meta.get("ownerReferences") or () if r.get("controller")), None)
-    name = owner.get("name") if owner else meta.get("name")
-    kind = owner.get("kind") if owner else "Pod"
-    return f"{kind} {meta.get('namespace')}/{name}"

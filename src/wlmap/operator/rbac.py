@@ -149,8 +149,8 @@ def cluster_rules(
     registry: Registry | None = None, placement: bool = False
 ) -> list[dict[str, Any]]:
     """The rules of ClusterRole ``wlmap-operator-cluster``: the cluster-scoped reads, needed
-    in both modes; with ``placement``, what planning reads (nodes, and the pods bound
-    anywhere, each listed once per plan) and the webhook configurations kopf keeps (it
+    in both modes; with ``placement``, what planning reads (nodes and pods of the whole
+    cluster, listed once and watched) and the webhook configurations kopf keeps (it
     creates them when absent and patches in its URL and certificate; it keeps a validating
     one too, empty, whenever it manages webhooks)."""
     registry = builtin_registry() if registry is None else registry
@@ -164,7 +164,7 @@ def cluster_rules(
     grants.add("apiextensions.k8s.io", ["customresourcedefinitions"], READ)
     grants.add("", ["namespaces"], ["list", "watch"])
     if placement:
-        grants.add("", ["nodes", "pods"], ["list"])
+        grants.add("", ["nodes", "pods"], ["list", "watch"])
         # kopf keeps both kinds once it manages webhooks: the validating one stays empty
         configurations = ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]
         grants.add("admissionregistration.k8s.io", configurations, ["create", "patch"])

@@ -90,8 +90,8 @@ def test_the_placement_grants_come_only_with_placement() -> None:
     assert _verbs(rbac.namespaced_rules(), "batch", "jobs/status") == set()
     assert _verbs(rbac.cluster_rules(placement=True), *webhooks) == {"create", "patch"}
     assert _verbs(rbac.cluster_rules(placement=True), *validating) == {"create", "patch"}
-    assert _verbs(rbac.cluster_rules(placement=True), "", "nodes") == {"list"}
-    assert _verbs(rbac.cluster_rules(placement=True), "", "pods") == {"list"}
+    assert _verbs(rbac.cluster_rules(placement=True), "", "nodes") == {"list", "watch"}
+    assert _verbs(rbac.cluster_rules(placement=True), "", "pods") == {"list", "watch"}
     assert _verbs(rbac.namespaced_rules(placement=True), "batch", "jobs/status") == {"patch"}
 
 
