@@ -15,9 +15,8 @@ import pytest
 from tests.integration.fakenodes import BLOCK_LABEL, HOST_LABEL, RACK_LABEL, KwokCluster
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods, placement, pod_template, running
-from tests.integration.operator_process import OperatorProcess, refused_lines
+from tests.integration.operator_process import OperatorProcess, placement_operator, refused_lines
 from tests.integration.serviceaccount import apply_all, kubeconfig, token
-from tests.integration.testcluster import free_port
 from wlmap.operator import rbac
 from wlmap.operator.admission import policy_manifests
 
@@ -25,7 +24,7 @@ GATE = "wlmap.dev/placement"
 OPT_IN = "wlmap.dev/placement"
 REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 CONDITION = "WlmapPlacement"
-WEBHOOK_CONFIGURATION = "wlmap.dev"
+LEVELS = (BLOCK_LABEL, RACK_LABEL, HOST_LABEL)
 
 
 @pytest.fixture
@@ -40,40 +39,13 @@ def placing(
     labels = {"wlmap.dev/gang": "true", **({OPT_IN: "enabled"} if opted_in else {})}
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kwok_namespace}}
     kube.patch(namespace, {"metadata": {"labels": labels}})
-    process = _operator(kube, kwok_cluster.cluster.kubeconfig, kwok_namespace, tmp_path)
+    process = placement_operator(
+        kube, kwok_cluster.cluster.kubeconfig, kwok_namespace, tmp_path, LEVELS
+    )
     try:
         yield process
     finally:
         process.stop()
-
-
-def _operator(kube: Kube, config: Path, namespace: str, folder: Path) -> OperatorProcess:
-    """The operator with placement on, started with a kubeconfig, once its webhook is
-    registered with the API server."""
-    env = {
-        "WLMAP_PLACEMENT": "true",
-        "WLMAP_PLACEMENT_LEVELS": f"{BLOCK_LABEL},{RACK_LABEL},{HOST_LABEL}",
-        "WLMAP_WEBHOOK": f"127.0.0.1:{free_port()}",
-        "WLMAP_LOG_FORMAT": "plain",
-    }
-    process = OperatorProcess(config, namespace, folder / "operator.log", env=env).start()
-    try:
-        wait_for(lambda: _registered(kube, env["WLMAP_WEBHOOK"]), "the gating webhook registered")
-    except AssertionError:
-        process.stop()
-        raise
-    return process
-
-
-def _registered(kube: Kube, address: str) -> bool:
-    found = kube.get(
-        "admissionregistration.k8s.io/v1",
-        "MutatingWebhookConfiguration",
-        None,
-        WEBHOOK_CONFIGURATION,
-    )
-    hooks = (found or {}).get("webhooks") or ()
-    return any(address in str(h.get("clientConfig", {}).get("url", "")) for h in hooks)
 
 
 def _job(name: str, pods: int, gpus: int) -> dict[str, Any]:
@@ -183,7 +155,7 @@ def test_the_generated_placement_rbac_and_admission_policy_let_the_controller_wo
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kwok_namespace}}
     kube.patch(namespace, {"metadata": {"labels": labels}})
     config = kubeconfig(kwok_cluster.cluster, token(kube), tmp_path / "operator.kubeconfig")
-    operator = _operator(kube, config, kwok_namespace, tmp_path)
+    operator = placement_operator(kube, config, kwok_namespace, tmp_path, LEVELS)
     try:
         job = kube.create(_job("as-itself", 4, 8), kwok_namespace)
         pods = wait_for(running(kube, kwok_namespace, job, 4), "4 pods Running", timeout=90)
