@@ -82,29 +82,22 @@ async def place(
         taken.update(_name(p) for p in own)
         members.append(own)
         if len(own) < request.pods:
-            waiting.append(f"{request.name}: {len(own)} of {request.pods} pods exist")
+            waiting.append(f"{request.name}: waiting for its {request.pods} pods to exist")
     if waiting:
         await _report(state, obj, False, "WaitingForPods", "; ".join(waiting), event=False)
         return False
     chosen = [i for i, own in enumerate(members) if any(is_gated(p) for p in own)]
-    capacity = state.capacity
-    assert capacity is not None
-    async with capacity.planning:  # no other plan between this one's read and its pods
-        try:
-            occupancy = await capacity.occupancy()
-            plans = await _plan(state, occupancy, [requests[i] for i in chosen])
-        except WlmapError as exc:
-            await _report(state, obj, False, "CannotPlan", str(exc))
-            return False
-        short = [f"{p.request.name}: {p.shortfall.text}" for p in plans if p.shortfall is not None]
-        if short:
-            await _report(state, obj, False, "DoesNotFit", "; ".join(short))
-            return True
-        for index, plan in zip(chosen, plans, strict=True):
-            assert plan.placement is not None
-            gated = [p for p in members[index] if is_gated(p)]
-            capacity.assume(gated, plan.placement, occupancy, plan.request.gpus_per_pod)
-    topology = occupancy.topology
+    try:
+        plans, topology = await _plan(
+            state, [requests[i] for i in chosen], [members[i] for i in chosen]
+        )
+    except WlmapError as exc:
+        await _report(state, obj, False, "CannotPlan", str(exc))
+        return False
+    short = [f"{p.request.name}: {p.shortfall.text}" for p in plans if p.shortfall is not None]
+    if short:
+        await _report(state, obj, False, "DoesNotFit", "; ".join(short))
+        return True
     said = []
     for index, plan in zip(chosen, plans, strict=True):
         term = node_selector_term(plan, topology)
@@ -115,17 +108,28 @@ async def place(
     return False
 
 
-async def _plan(state: State, occupancy: Any, requests: Sequence[Any]) -> list[Any]:
-    """The gangs planned on ``occupancy`` (which keeps them placed)."""
+async def _plan(
+    state: State, requests: Sequence[Any], members: Sequence[Sequence[Mapping[str, Any]]]
+) -> tuple[list[Any], Any]:
+    """The gangs planned on the cluster as the capacity cache holds it, and its topology.
+    When every gang fits, their gated pods are assumed on the planned nodes before any
+    other plan reads the cluster."""
     from wlmap.placement.plan import plan_gangs  # noqa: PLC0415
     from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415
 
-    name = state.settings.placement_policy
-
-    def planned() -> list[Any]:
-        return plan_gangs(occupancy, requests, make_gang_policy(name))
-
-    return await asyncio.to_thread(planned)  # the policies are CPU work
+    capacity = state.capacity
+    assert capacity is not None
+    policy = make_gang_policy(state.settings.placement_policy)
+    async with capacity.planning:  # no other plan between this one's read and its pods
+        occupancy = await capacity.occupancy()
+        # the policies are CPU work
+        plans = await asyncio.to_thread(plan_gangs, occupancy, requests, policy)
+        placed = [plan.placement for plan in plans if plan.placement is not None]
+        if len(placed) == len(plans):
+            for plan, placement, own in zip(plans, placed, members, strict=True):
+                gated = [p for p in own if is_gated(p)]
+                capacity.assume(gated, placement, occupancy, plan.request.gpus_per_pod)
+    return plans, occupancy.topology
 
 
 async def release(
@@ -176,6 +180,8 @@ async def _report(
     ``event``: pods still arriving change the count often) record an Event. A workload
     without a status subresource gets the Event only."""
     assert state.cluster is not None and state.discovery is not None
+    if _says(obj, holds, reason, message):
+        return  # the workload as reconciled says it already: no read, no write
     meta = obj.get("metadata") or {}
     resource = state.discovery.serving(str(obj.get("apiVersion")), str(obj.get("kind")))
     if resource is None:
@@ -206,6 +212,13 @@ async def _report(
     if event:
         kind = "Normal" if holds else "Warning"
         await post_event(state.cluster, obj, Refusal(reason, message), kind)
+
+
+def _says(obj: Mapping[str, Any], holds: bool, reason: str, message: str) -> bool:
+    conditions = (obj.get("status") or {}).get("conditions") or ()
+    current = next((c for c in conditions if c.get("type") == CONDITION), None)
+    wanted = {"status": "True" if holds else "False", "reason": reason, "message": message}
+    return current is not None and all(current.get(k) == v for k, v in wanted.items())
 
 
 def _name(pod: Mapping[str, Any]) -> str:
