@@ -168,20 +168,24 @@ class CapacityCache:
         placement: GangPlacement,
         occupancy: Occupancy,
         gpus: int,
-    ) -> None:
+    ) -> dict[str, str]:
         """Count a placed gang's pods on the nodes its plan chose (``gpus`` each) until
-        their bindings are seen; pods already bound are left as they are."""
+        their bindings are seen; pods already bound are left as they are. Each pod's
+        node, by pod name."""
         nodes = [
             occupancy.topology.nodes[node].name
             for node, count in placement.nodes
             for _ in range(count)
         ]
         waiting = [p for p in pods if str(uid_of(p)) not in self._bound]
+        chosen = {}
         for pod, node in zip(waiting, nodes, strict=False):
             uid = str(uid_of(pod))
             self._drop(uid)
             self._assumed[uid] = _Held(node, gpus, workload_of(pod))
             self._used[node] += gpus
+            chosen[str((pod.get("metadata") or {}).get("name"))] = node
+        return chosen
 
     @property
     def assumed(self) -> int:

@@ -4,10 +4,11 @@ release them to kube-scheduler.
 Run after each reconciliation of a workload that has pods carrying the placement gate
 (see :mod:`.gating`). Once every pod of each gang exists, the gangs are planned with
 :mod:`wlmap.placement.plan` over the cluster's nodes and pods as the watches of
-:mod:`.capacity` keep them (no request per plan), with the configured gang policy. Each pod of a placed gang gets a required node-affinity
-term on the level labels of its gang's domain (ANDed into its own terms; allowed on a
-gated pod) and loses the gate in the same patch; kube-scheduler then binds it inside the
-domain. A gang that does not fit (a required level no domain can hold) stays gated.
+:mod:`.capacity` keep them (no request per plan), with the configured gang policy. Each
+pod of a placed gang gets a required node-affinity term on the level labels of its gang's
+domain and on its planned node's name (ANDed into its own terms; allowed on a gated pod)
+and loses the gate in the same patch; kube-scheduler then binds it there. A gang that
+does not fit (a required level no domain can hold) stays gated.
 
 What happened is written as the workload's condition ``WlmapPlacement`` (``True`` placed,
 ``False`` waiting, with the reason: pods still to come, or the plan's shortfall) and, when
@@ -88,7 +89,7 @@ async def place(
         return False
     chosen = [i for i, own in enumerate(members) if any(is_gated(p) for p in own)]
     try:
-        plans, topology = await _plan(
+        plans, topology, nodes = await _plan(
             state, [requests[i] for i in chosen], [members[i] for i in chosen]
         )
     except WlmapError as exc:
@@ -101,7 +102,12 @@ async def place(
     said = []
     for index, plan in zip(chosen, plans, strict=True):
         term = node_selector_term(plan, topology)
-        await release(state, [p for p in members[index] if is_gated(p)], term)
+        # each pod pinned to its planned node too: kube-scheduler spreading a gang over
+        # its domain leaves no whole node there for the next gang planned into it
+        for pod in (p for p in members[index] if is_gated(p)):
+            node = nodes.get(_name(pod))
+            pinned = [{"key": "metadata.name", "operator": "In", "values": [node]}] if node else []
+            await release(state, [pod], {**term, "matchFields": pinned})
         where = ", ".join(f"{e['key']}={','.join(e['values'])}" for e in term["matchExpressions"])
         said.append(f"{plan.request.name}: {plan.request.pods} pods in {where} ({plan.policy})")
     await _report(state, obj, True, "Placed", "; ".join(said))
@@ -110,10 +116,10 @@ async def place(
 
 async def _plan(
     state: State, requests: Sequence[Any], members: Sequence[Sequence[Mapping[str, Any]]]
-) -> tuple[list[Any], Any]:
-    """The gangs planned on the cluster as the capacity cache holds it, and its topology.
-    When every gang fits, their gated pods are assumed on the planned nodes before any
-    other plan reads the cluster."""
+) -> tuple[list[Any], Any, dict[str, str]]:
+    """The gangs planned on the cluster as the capacity cache holds it, its topology, and
+    each gated pod's node by name. When every gang fits, their gated pods are assumed on
+    the planned nodes before any other plan reads the cluster."""
     from wlmap.placement.plan import plan_gangs  # noqa: PLC0415
     from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415
 
@@ -125,11 +131,14 @@ async def _plan(
         # the policies are CPU work
         plans = await asyncio.to_thread(plan_gangs, occupancy, requests, policy)
         placed = [plan.placement for plan in plans if plan.placement is not None]
+        nodes: dict[str, str] = {}
         if len(placed) == len(plans):
             for plan, placement, own in zip(plans, placed, members, strict=True):
                 gated = [p for p in own if is_gated(p)]
-                capacity.assume(gated, placement, occupancy, plan.request.gpus_per_pod)
-    return plans, occupancy.topology
+                nodes.update(
+                    capacity.assume(gated, placement, occupancy, plan.request.gpus_per_pod)
+                )
+    return plans, occupancy.topology, nodes
 
 
 async def release(
@@ -160,9 +169,15 @@ def _narrowed(node_affinity: Mapping[str, Any], term: Mapping[str, Any]) -> dict
     required = result.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
     theirs = list(required.get("nodeSelectorTerms") or ())
     ours = list(term["matchExpressions"])
+    fields = list(term.get("matchFields") or ())
     terms = [
-        {**t, "matchExpressions": [*(t.get("matchExpressions") or ()), *ours]} for t in theirs
-    ] or [{"matchExpressions": ours}]
+        {
+            **t,
+            "matchExpressions": [*(t.get("matchExpressions") or ()), *ours],
+            **({"matchFields": [*(t.get("matchFields") or ()), *fields]} if fields else {}),
+        }
+        for t in theirs
+    ] or [{"matchExpressions": ours, **({"matchFields": fields} if fields else {})}]
     result["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
     return result
 

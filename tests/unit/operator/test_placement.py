@@ -70,6 +70,11 @@ def test_a_gated_pods_own_terms_are_kept_and_narrowed() -> None:
     assert fresh["requiredDuringSchedulingIgnoredDuringExecution"] == {
         "nodeSelectorTerms": [{"matchExpressions": [RACK]}]
     }
+    node = {"key": "metadata.name", "operator": "In", "values": ["gpu-b0-r1-h3"]}
+    pinned = _narrowed(affinity, {"matchExpressions": [RACK], "matchFields": [node]})
+    (term,) = pinned["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert term["matchFields"] == [node]  # the planned node, beside the domain
+    assert term["matchExpressions"][-1] == RACK
     assert is_gated({"spec": {"schedulingGates": [{"name": GATE}]}})
     assert not is_gated({"spec": {"schedulingGates": [{"name": "other"}]}})
 
