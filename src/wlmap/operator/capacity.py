@@ -187,6 +187,18 @@ class CapacityCache:
             chosen[str((pod.get("metadata") or {}).get("name"))] = node
         return chosen
 
+    def released(self, pod: Mapping[str, Any]) -> bool:
+        """Whether a plan placed this pod and its binding has not been seen yet (it was
+        released, or is being released: a gate still on it is a stale copy)."""
+        return str(uid_of(pod)) in self._assumed
+
+    def forget(self, pods: Sequence[Mapping[str, Any]]) -> None:
+        """Drop the assumptions of pods whose release failed: they are planned again."""
+        for pod in pods:
+            uid = str(uid_of(pod))
+            if uid in self._assumed:
+                self._drop(uid)
+
     @property
     def assumed(self) -> int:
         """Pods placed by a plan and not yet seen bound."""

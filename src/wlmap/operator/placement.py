@@ -44,7 +44,8 @@ async def place(
     """Place the workload's gated gangs; True when it should be looked at again later (a
     gang does not fit now: other pods finishing can make room)."""
     live = [p for p in pods if not (p.get("metadata") or {}).get("deletionTimestamp")]
-    gated = [p for p in live if is_gated(p)]
+    # a pod released by an earlier plan still looks gated until its watch event arrives
+    gated = [p for p in live if _held(state, p)]
     if not gated:
         return False
     if not opted_in(state, obj):
@@ -87,11 +88,12 @@ async def place(
     if waiting:
         await _report(state, obj, False, "WaitingForPods", "; ".join(waiting), event=False)
         return False
-    chosen = [i for i, own in enumerate(members) if any(is_gated(p) for p in own)]
+    chosen = [i for i, own in enumerate(members) if any(_held(state, p) for p in own)]
+    if not chosen:
+        return False  # every gated pod was released by an earlier plan: its events lag
+    held = [[p for p in members[i] if _held(state, p)] for i in chosen]
     try:
-        plans, topology, nodes = await _plan(
-            state, [requests[i] for i in chosen], [members[i] for i in chosen]
-        )
+        plans, topology, nodes = await _plan(state, [requests[i] for i in chosen], held)
     except WlmapError as exc:
         await _report(state, obj, False, "CannotPlan", str(exc))
         return False
@@ -100,14 +102,9 @@ async def place(
         await _report(state, obj, False, "DoesNotFit", "; ".join(short))
         return True
     said = []
-    for index, plan in zip(chosen, plans, strict=True):
+    for own, plan in zip(held, plans, strict=True):
         term = node_selector_term(plan, topology)
-        # each pod pinned to its planned node too: kube-scheduler spreading a gang over
-        # its domain leaves no whole node there for the next gang planned into it
-        for pod in (p for p in members[index] if is_gated(p)):
-            node = nodes.get(_name(pod))
-            pinned = [{"key": "metadata.name", "operator": "In", "values": [node]}] if node else []
-            await release(state, [pod], {**term, "matchFields": pinned})
+        await _release_pinned(state, own, term, nodes)
         where = ", ".join(f"{e['key']}={','.join(e['values'])}" for e in term["matchExpressions"])
         said.append(f"{plan.request.name}: {plan.request.pods} pods in {where} ({plan.policy})")
     await _report(state, obj, True, "Placed", "; ".join(said))
@@ -134,11 +131,28 @@ async def _plan(
         nodes: dict[str, str] = {}
         if len(placed) == len(plans):
             for plan, placement, own in zip(plans, placed, members, strict=True):
-                gated = [p for p in own if is_gated(p)]
-                nodes.update(
-                    capacity.assume(gated, placement, occupancy, plan.request.gpus_per_pod)
-                )
+                nodes.update(capacity.assume(own, placement, occupancy, plan.request.gpus_per_pod))
     return plans, occupancy.topology, nodes
+
+
+async def _release_pinned(
+    state: State,
+    pods: Sequence[Mapping[str, Any]],
+    term: Mapping[str, Any],
+    nodes: Mapping[str, str],
+) -> None:
+    """Release a placed gang's pods, each narrowed to the domain and pinned to its planned
+    node: kube-scheduler spreading a gang over its domain would leave no whole node there
+    for the next gang planned into it. A pod whose release fails is planned again."""
+    assert state.capacity is not None
+    for done, pod in enumerate(pods):
+        node = nodes.get(_name(pod))
+        pinned = [{"key": "metadata.name", "operator": "In", "values": [node]}] if node else []
+        try:
+            await release(state, [pod], {**term, "matchFields": pinned})
+        except BaseException:
+            state.capacity.forget(pods[done:])
+            raise
 
 
 async def release(
@@ -234,6 +248,12 @@ def _says(obj: Mapping[str, Any], holds: bool, reason: str, message: str) -> boo
     current = next((c for c in conditions if c.get("type") == CONDITION), None)
     wanted = {"status": "True" if holds else "False", "reason": reason, "message": message}
     return current is not None and all(current.get(k) == v for k, v in wanted.items())
+
+
+def _held(state: State, pod: Mapping[str, Any]) -> bool:
+    """Whether a pod carries the gate and no plan has released it yet."""
+    capacity = state.capacity
+    return is_gated(pod) and (capacity is None or not capacity.released(pod))
 
 
 def _name(pod: Mapping[str, Any]) -> str:

@@ -111,7 +111,9 @@ def test_a_released_gang_holds_its_planned_nodes_until_its_pods_are_bound() -> N
     (plan,) = plan_gangs(occupancy, [gang], make_gang_policy("wlmap"))
     assert plan.placement is not None and plan.domain[-1] == "r1"  # the empty rack
     members = [pod("job-0", 8), pod("job-1", 8)]
-    cache.assume(members, plan.placement, occupancy, 8)
+    pinned = cache.assume(members, plan.placement, occupancy, 8)
+    assert sorted(pinned) == ["job-0", "job-1"] and set(pinned.values()) == {"r1-h0", "r1-h1"}
+    assert all(map(cache.released, members))  # a stale gated copy is not planned again
     # the next plan, before kube-scheduler binds them, sees rack r1 taken
     assert free(cache) == {"r0-h0": 0, "r0-h1": 8, "r1-h0": 0, "r1-h1": 0}
     (again,) = plan_gangs(asyncio.run(cache.occupancy()), [gang], make_gang_policy("wlmap"))
@@ -119,7 +121,21 @@ def test_a_released_gang_holds_its_planned_nodes_until_its_pods_are_bound() -> N
     # bound (one on the other node of the rack than planned): the bindings count instead
     cache.observe("MODIFIED", pod("job-0", 8, "r1-h1"))
     cache.observe("MODIFIED", pod("job-1", 8, "r1-h0"))
-    assert cache.assumed == 0
+    assert cache.assumed == 0 and not any(map(cache.released, members))
     assert free(cache) == {"r0-h0": 0, "r0-h1": 8, "r1-h0": 0, "r1-h1": 0}
     cache.observe("DELETED", pod("job-0", 8, "r1-h1"))
     assert free(cache)["r1-h1"] == 8
+
+
+def test_a_failed_release_forgets_its_assumption() -> None:
+    cache = fed(*NODES)
+    gang = WorkloadGang(name="job", components=("job",), pods=1, gpus_per_pod=8)
+    occupancy = asyncio.run(cache.occupancy())
+    (plan,) = plan_gangs(occupancy, [gang], make_gang_policy("wlmap"))
+    assert plan.placement is not None
+    member = pod("job-0", 8)
+    cache.assume([member], plan.placement, occupancy, 8)
+    assert sum(free(cache).values()) == 24
+    cache.forget([member])
+    assert not cache.released(member)
+    assert sum(free(cache).values()) == 32
