@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/placement_dra.py
 	$(BIN)/python benchmarks/placement_dra_speed.py
 	$(BIN)/python benchmarks/placement_fgd.py --jobs 2
+	$(BIN)/python benchmarks/placement_live.py
 
 schema: $(STAMP)
 	$(BIN)/python -m wlmap.definitions.schema deploy/crds

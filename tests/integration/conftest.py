@@ -11,8 +11,8 @@ import pytest
 
 from tests.corpus import corpus_path
 from tests.integration import grove as grove_crds
-from tests.integration.clusterparts import PARTS, PARTS_SCRIPT, ClusterParts
-from tests.integration.fakenodes import KwokCluster, Topology, register
+from tests.integration.fakenodes import KwokCluster, Topology
+from tests.integration.fakenodes import kwok_cluster as kwok_cluster_running
 from tests.integration.kube import Kube
 from tests.integration.kueue import KUEUE_SCRIPT, Kueue
 from tests.integration.operator_process import OperatorProcess
@@ -122,32 +122,13 @@ def kwok_cluster(
     """A cluster apart from ``cluster``'s, where kube-controller-manager, kube-scheduler and
     KWOK run, with fake GPU nodes in a block/rack/host topology, all Ready. How long the
     start and the nodes took is written to the terminal."""
-    say = terminal(pytestconfig) or print
     try:
-        apiserver = build_binaries(progress=say)
-        parts = build_binaries(progress=say, script=PARTS_SCRIPT, what=PARTS)
+        with kwok_cluster_running(
+            tmp_path_factory.mktemp("kwok-cluster"), Topology(), terminal(pytestconfig) or print
+        ) as running:
+            yield running
     except BuildUnavailable as missing_go:
         pytest.skip(str(missing_go))
-    folder = tmp_path_factory.mktemp("kwok-cluster")
-    server = TestCluster(apiserver, folder)
-    components = ClusterParts(parts, server)
-    try:
-        started = time.monotonic()
-        server.start()
-        components.start()
-        up = time.monotonic() - started
-        with server.client() as client:
-            kube, topology = Kube(client), Topology()
-            ready = register(kube, topology)
-            say(
-                f"kwok cluster: API server, controller manager, scheduler and KWOK up in "
-                f"{up:.1f} s; {topology.size} KWOK nodes registered and Ready in {ready:.1f} s"
-            )
-            yield KwokCluster(server, kube, topology, ready)
-    finally:
-        components.stop()
-        server.stop()
-        remove(folder / "etcd")
 
 
 @pytest.fixture

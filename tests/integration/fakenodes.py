@@ -5,14 +5,16 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from tests.integration.clusterparts import FAKE_NODE_ANNOTATION
+from tests.integration.clusterparts import FAKE_NODE_ANNOTATION, PARTS, PARTS_SCRIPT, ClusterParts
 from tests.integration.kube import Kube, wait_for
-from tests.integration.testcluster import TestCluster
+from tests.integration.testcluster import TestCluster, build_binaries, remove
 
 BLOCK_LABEL = "topology.test/block"
 RACK_LABEL = "topology.test/rack"
@@ -79,6 +81,38 @@ class KwokCluster:
         return {n["metadata"]["name"]: n for n in self.kube.list("v1", "Node") if _fake(n)}
 
 
+@contextmanager
+def kwok_cluster(
+    folder: Path, topology: Topology, say: Callable[[str], None] = print
+) -> Iterator[KwokCluster]:
+    """etcd and kube-apiserver, then the controller manager, the scheduler and KWOK, and
+    the topology's nodes, all Ready; stopped (and etcd's data removed) on leaving. The
+    parts are built first when not cached (``BuildUnavailable`` without Go); how long the
+    start and the nodes took is said.
+    """
+    apiserver = build_binaries(progress=say)
+    parts = build_binaries(progress=say, script=PARTS_SCRIPT, what=PARTS)
+    server = TestCluster(apiserver, folder)
+    components = ClusterParts(parts, server)
+    try:
+        started = time.monotonic()
+        server.start()
+        components.start()
+        up = time.monotonic() - started
+        with server.client() as client:
+            kube = Kube(client)
+            ready = register(kube, topology)
+            say(
+                f"kwok cluster: API server, controller manager, scheduler and KWOK up in "
+                f"{up:.1f} s; {topology.size} KWOK nodes registered and Ready in {ready:.1f} s"
+            )
+            yield KwokCluster(server, kube, topology, ready)
+    finally:
+        components.stop()
+        server.stop()
+        remove(folder / "etcd")
+
+
 def register(kube: Kube, topology: Topology, workers: int = 8) -> float:
     """Create the topology's nodes and wait until every one is Ready and untainted (the
     node lifecycle controller lifts the not-ready taint of a new node); the seconds it took."""
@@ -126,6 +160,7 @@ __all__ = [
     "KwokCluster",
     "Topology",
     "is_ready",
+    "kwok_cluster",
     "ready_count",
     "register",
 ]

@@ -7,12 +7,13 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
-from tests.integration.kube import wait_for
+from tests.integration.kube import Kube, wait_for
 from tests.integration.testcluster import free_port
 
 
@@ -103,3 +104,35 @@ def refused_lines(log: str) -> list[str]:
         if "forbidden" in message.lower():
             found.append(line)
     return found
+
+
+PLACEMENT_WEBHOOK = "wlmap.dev"  # the MutatingWebhookConfiguration kopf keeps
+
+
+def placement_operator(
+    kube: Kube, config: Path, namespace: str, folder: Path, levels: Sequence[str]
+) -> OperatorProcess:
+    """The operator serving ``namespace`` with the placement controller on (topology
+    ``levels``, coarsest first), started with a kubeconfig, once its webhook is registered
+    with the API server."""
+    env = {
+        "WLMAP_PLACEMENT": "true",
+        "WLMAP_PLACEMENT_LEVELS": ",".join(levels),
+        "WLMAP_WEBHOOK": f"127.0.0.1:{free_port()}",
+        "WLMAP_LOG_FORMAT": "plain",
+    }
+    process = OperatorProcess(config, namespace, folder / "operator.log", env=env).start()
+    try:
+        wait_for(lambda: _registered(kube, env["WLMAP_WEBHOOK"]), "the gating webhook registered")
+    except AssertionError:
+        process.stop()
+        raise
+    return process
+
+
+def _registered(kube: Kube, address: str) -> bool:
+    found = kube.get(
+        "admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", None, PLACEMENT_WEBHOOK
+    )
+    hooks = (found or {}).get("webhooks") or ()
+    return any(address in str(h.get("clientConfig", {}).get("url", "")) for h in hooks)

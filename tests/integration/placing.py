@@ -8,43 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from tests.integration.fakenodes import BLOCK_LABEL, HOST_LABEL, RACK_LABEL
-from tests.integration.kube import Kube, wait_for
-from tests.integration.operator_process import OperatorProcess
-from tests.integration.testcluster import free_port
+from tests.integration.kube import Kube
+from tests.integration.operator_process import OperatorProcess, placement_operator
 
 GATE = "wlmap.dev/placement"
 OPT_IN = "wlmap.dev/placement"
 CONDITION = "WlmapPlacement"
-WEBHOOK_CONFIGURATION = "wlmap.dev"
 
 
 def start_operator(kube: Kube, config: Path, namespace: str, folder: Path) -> OperatorProcess:
-    """The operator with placement on, started with a kubeconfig, once its webhook is
-    registered with the API server."""
-    env = {
-        "WLMAP_PLACEMENT": "true",
-        "WLMAP_PLACEMENT_LEVELS": f"{BLOCK_LABEL},{RACK_LABEL},{HOST_LABEL}",
-        "WLMAP_WEBHOOK": f"127.0.0.1:{free_port()}",
-        "WLMAP_LOG_FORMAT": "plain",
-    }
-    process = OperatorProcess(config, namespace, folder / "operator.log", env=env).start()
-    try:
-        wait_for(lambda: _registered(kube, env["WLMAP_WEBHOOK"]), "the gating webhook registered")
-    except AssertionError:
-        process.stop()
-        raise
-    return process
-
-
-def _registered(kube: Kube, address: str) -> bool:
-    found = kube.get(
-        "admissionregistration.k8s.io/v1",
-        "MutatingWebhookConfiguration",
-        None,
-        WEBHOOK_CONFIGURATION,
+    """The operator with placement on over the fake nodes' three levels, started with a
+    kubeconfig, once its webhook is registered with the API server."""
+    return placement_operator(
+        kube, config, namespace, folder, (BLOCK_LABEL, RACK_LABEL, HOST_LABEL)
     )
-    hooks = (found or {}).get("webhooks") or ()
-    return any(address in str(h.get("clientConfig", {}).get("url", "")) for h in hooks)
 
 
 def gated(pod: dict[str, Any]) -> bool:

@@ -77,6 +77,9 @@ def test_a_gang_that_requires_one_rack_is_gated_narrowed_released_and_bound_in_o
         assert {"key": RACK_LABEL, "operator": "In", "values": [rack]} in terms[0][
             "matchExpressions"
         ]
+        # and pinned to the node its plan chose, where kube-scheduler bound it
+        node = {"key": "metadata.name", "operator": "In", "values": [pod["spec"]["nodeName"]]}
+        assert terms[0]["matchFields"] == [node]
     said = wait_for(lambda: _placed(kube, job), "the Job's condition saying it was placed")
     assert said["status"] == "True"
     assert f"{RACK_LABEL}={rack}" in said["message"]

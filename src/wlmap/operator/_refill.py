@@ -17,8 +17,9 @@ from typing import Any
 
 from wlmap.errors import WlmapError
 from wlmap.operator._fault_plan import plan_replacement
+from wlmap.operator.capacity import workload_of
 from wlmap.operator.gating import is_gated
-from wlmap.operator.placement import cluster_objects, owner_of, release
+from wlmap.operator.placement import cluster_objects, release
 from wlmap.operator.placement_faults import fault_of, say
 from wlmap.operator.state import State
 from wlmap.placement.topology.workload_gangs import WorkloadGang
@@ -65,7 +66,7 @@ async def refill(
             len(gated),
             lost_on,
             faulty,
-            owner_of,
+            workload_of,
         )
     except WlmapError as exc:
         await say(state, obj, False, "CannotPlan", str(exc))

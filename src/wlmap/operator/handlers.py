@@ -19,6 +19,7 @@ import kopf
 from wlmap.definitions.validation import validate_definition
 from wlmap.errors import DefinitionError
 from wlmap.operator.cache import complete_chain, has_unlinked_pods, operator_cache
+from wlmap.operator.capacity import CapacityCache
 from wlmap.operator.conditions import definition_status
 from wlmap.operator.drift import gang_handler, sweep
 from wlmap.operator.gating import (
@@ -83,6 +84,14 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
             for found in await list_objects(state.cluster, namespaces):
                 meta = found.get("metadata") or {}
                 state.namespace_labels[str(meta.get("name"))] = dict(meta.get("labels") or {})
+        if state.settings.placement:  # nodes and pods watched for plans
+            state.capacity = CapacityCache(
+                state.cluster,
+                state.discovery.find("", "Node"),
+                state.discovery.find("", "Pod"),
+                state.settings.placement_levels,
+            )
+            state.capacity.start()
         if state.settings.cached_reads:
             state.cache = operator_cache(
                 state.cluster,
@@ -101,6 +110,8 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
             await state.leader.release()
         if state.cache is not None:
             await state.cache.stop()
+        if state.capacity is not None:
+            await state.capacity.stop()
         if state.cluster is not None:
             await state.cluster.close()
 

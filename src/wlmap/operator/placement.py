@@ -3,14 +3,16 @@ release them to kube-scheduler.
 
 Run after each reconciliation of a workload that has pods carrying the placement gate
 (see :mod:`.gating`). Once every pod of each gang exists, the gangs are planned with
-:mod:`wlmap.placement.plan` over the cluster's nodes and bound pods (one LIST of each),
-with the configured gang policy. Each pod of a placed gang gets a required node-affinity
-term on the level labels of its gang's domain (ANDed into its own terms; allowed on a
-gated pod) and loses the gate in the same patch; kube-scheduler then binds it inside the
-domain. A gang that does not fit (a required level no domain can hold) stays gated.
-Faulty nodes are left out of plans, and the gated replacements of a gang whose other pods
-are bound (pods lost to a faulty node, or failed) are placed beside them by
-:func:`wlmap.operator._refill.refill`, not planned afresh.
+:mod:`wlmap.placement.plan` over the cluster's nodes and pods as the watches of
+:mod:`.capacity` keep them (no request per plan), with the configured gang policy. Each
+pod of a placed gang gets a required node-affinity term on the level labels of its gang's
+domain and on its planned node's name (ANDed into its own terms; allowed on a gated pod)
+and loses the gate in the same patch; kube-scheduler then binds it there. A gang that
+does not fit (a required level no domain can hold) stays gated. Faulty nodes are left out
+of plans (:mod:`.placement_faults`), the gated replacements of a gang whose other pods are
+bound (pods lost to a faulty node, or failed) are placed beside them by
+:func:`wlmap.operator._refill.refill`, not planned afresh, and a gang of DRA claims is
+placed by devices (:mod:`.devices`).
 
 What happened is written as the workload's condition ``WlmapPlacement`` (``True`` placed,
 ``False`` waiting, with the reason: pods still to come, or the plan's shortfall) and, when
@@ -46,7 +48,8 @@ async def place(
     """Place the workload's gated gangs; True when it should be looked at again later (a
     gang does not fit now: other pods finishing can make room)."""
     live = [p for p in pods if not (p.get("metadata") or {}).get("deletionTimestamp")]
-    gated = [p for p in live if is_gated(p)]
+    # a pod released by an earlier plan still looks gated until its watch event arrives
+    gated = [p for p in live if _held(state, p)]
     if not gated:
         return False
     if not opted_in(state, obj):
@@ -76,7 +79,9 @@ async def place(
     if waiting:
         await report(state, obj, False, "WaitingForPods", "; ".join(waiting), event=False)
         return False
-    chosen = [i for i, own in enumerate(members) if any(is_gated(p) for p in own)]
+    chosen = [i for i, own in enumerate(members) if any(_held(state, p) for p in own)]
+    if not chosen:
+        return False  # every gated pod was released by an earlier plan: its events lag
     # replacements of a gang whose other pods are bound join them (see placement_faults)
     refills = [i for i in chosen if any(_bound(p) for p in members[i])]
     if refills:
@@ -86,8 +91,9 @@ async def place(
         chosen = [i for i in chosen if i not in refills]
         if not chosen:
             return any(again)
+    held = [[p for p in members[i] if _held(state, p)] for i in chosen]
     try:
-        plans, topology = await _plan(state, [requests[i] for i in chosen])
+        plans, topology, nodes = await _plan(state, [requests[i] for i in chosen], held)
     except WlmapError as exc:
         await report(state, obj, False, "CannotPlan", str(exc))
         return False
@@ -96,9 +102,9 @@ async def place(
         await report(state, obj, False, "DoesNotFit", "; ".join(short))
         return True
     said = []
-    for index, plan in zip(chosen, plans, strict=True):
+    for own, plan in zip(held, plans, strict=True):
         term = node_selector_term(plan, topology)
-        await release(state, [p for p in members[index] if is_gated(p)], term)
+        await _release_pinned(state, own, term, nodes)
         where = ", ".join(f"{e['key']}={','.join(e['values'])}" for e in term["matchExpressions"])
         said.append(f"{plan.request.name}: {plan.request.pods} pods in {where} ({plan.policy})")
     await report(state, obj, True, "Placed", "; ".join(said))
@@ -128,25 +134,52 @@ def _members(
         taken.update(_name(p) for p in own)
         members.append(own)
         if len(own) < request.pods:
-            waiting.append(f"{request.name}: {len(own)} of {request.pods} pods exist")
+            waiting.append(f"{request.name}: waiting for its {request.pods} pods to exist")
     return members, waiting
 
 
-async def _plan(state: State, requests: Sequence[Any]) -> tuple[list[Any], Any]:
-    """The gangs planned over the cluster's nodes and bound pods."""
-    from wlmap.operator.placement_faults import without_faulty  # noqa: PLC0415 - it imports this
-    from wlmap.placement.plan import plan_gangs, read_occupancy  # noqa: PLC0415
+async def _plan(
+    state: State, requests: Sequence[Any], members: Sequence[Sequence[Mapping[str, Any]]]
+) -> tuple[list[Any], Any, dict[str, str]]:
+    """The gangs planned on the cluster as the capacity cache holds it, its topology, and
+    each gated pod's node by name. When every gang fits, their gated pods are assumed on
+    the planned nodes before any other plan reads the cluster."""
+    from wlmap.placement.plan import plan_gangs  # noqa: PLC0415
     from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415
 
-    objects = without_faulty(await cluster_objects(state))
-    settings = state.settings
+    capacity = state.capacity
+    assert capacity is not None
+    policy = make_gang_policy(state.settings.placement_policy)
+    async with capacity.planning:  # no other plan between this one's read and its pods
+        occupancy = await capacity.occupancy()
+        # the policies are CPU work
+        plans = await asyncio.to_thread(plan_gangs, occupancy, requests, policy)
+        placed = [plan.placement for plan in plans if plan.placement is not None]
+        nodes: dict[str, str] = {}
+        if len(placed) == len(plans):
+            for plan, placement, own in zip(plans, placed, members, strict=True):
+                nodes.update(capacity.assume(own, placement, occupancy, plan.request.gpus_per_pod))
+    return plans, occupancy.topology, nodes
 
-    def planned() -> tuple[list[Any], Any]:
-        occupancy = read_occupancy(objects, settings.placement_levels, owner_of, name="cluster")
-        policy = make_gang_policy(settings.placement_policy)
-        return plan_gangs(occupancy, requests, policy), occupancy.topology
 
-    return await asyncio.to_thread(planned)  # the policies are CPU work
+async def _release_pinned(
+    state: State,
+    pods: Sequence[Mapping[str, Any]],
+    term: Mapping[str, Any],
+    nodes: Mapping[str, str],
+) -> None:
+    """Release a placed gang's pods, each narrowed to the domain and pinned to its planned
+    node: kube-scheduler spreading a gang over its domain would leave no whole node there
+    for the next gang planned into it. A pod whose release fails is planned again."""
+    assert state.capacity is not None
+    for done, pod in enumerate(pods):
+        node = nodes.get(_name(pod))
+        pinned = [{"key": "metadata.name", "operator": "In", "values": [node]}] if node else []
+        try:
+            await release(state, [pod], {**term, "matchFields": pinned})
+        except BaseException:
+            state.capacity.forget(pods[done:])
+            raise
 
 
 async def cluster_objects(state: State) -> list[dict[str, Any]]:
@@ -191,9 +224,15 @@ def _narrowed(node_affinity: Mapping[str, Any], term: Mapping[str, Any]) -> dict
     required = result.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
     theirs = list(required.get("nodeSelectorTerms") or ())
     ours = list(term["matchExpressions"])
+    fields = list(term.get("matchFields") or ())
     terms = [
-        {**t, "matchExpressions": [*(t.get("matchExpressions") or ()), *ours]} for t in theirs
-    ] or [{"matchExpressions": ours}]
+        {
+            **t,
+            "matchExpressions": [*(t.get("matchExpressions") or ()), *ours],
+            **({"matchFields": [*(t.get("matchFields") or ()), *fields]} if fields else {}),
+        }
+        for t in theirs
+    ] or [{"matchExpressions": ours, **({"matchFields": fields} if fields else {})}]
     result["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
     return result
 
@@ -211,6 +250,8 @@ async def report(
     ``event``: pods still arriving change the count often) record an Event. A workload
     without a status subresource gets the Event only."""
     assert state.cluster is not None and state.discovery is not None
+    if _says(obj, holds, reason, message):
+        return  # the workload as reconciled says it already: no read, no write
     meta = obj.get("metadata") or {}
     resource = state.discovery.serving(str(obj.get("apiVersion")), str(obj.get("kind")))
     if resource is None:
@@ -243,18 +284,22 @@ async def report(
         await post_event(state.cluster, obj, Refusal(reason, message), kind)
 
 
+def _says(obj: Mapping[str, Any], holds: bool, reason: str, message: str) -> bool:
+    conditions = (obj.get("status") or {}).get("conditions") or ()
+    current = next((c for c in conditions if c.get("type") == CONDITION), None)
+    wanted = {"status": "True" if holds else "False", "reason": reason, "message": message}
+    return current is not None and all(current.get(k) == v for k, v in wanted.items())
+
+
 def _bound(pod: Mapping[str, Any]) -> bool:
     return not is_gated(pod) and bool((pod.get("spec") or {}).get("nodeName"))
 
 
+def _held(state: State, pod: Mapping[str, Any]) -> bool:
+    """Whether a pod carries the gate and no plan has released it yet."""
+    capacity = state.capacity
+    return is_gated(pod) and (capacity is None or not capacity.released(pod))
+
+
 def _name(pod: Mapping[str, Any]) -> str:
     return str((pod.get("metadata") or {}).get("name"))
-
-
-def owner_of(pod: Mapping[str, Any]) -> str:
-    """A pod's workload as plans name it: its controller, or the pod itself."""
-    meta = pod.get("metadata") or {}
-    owner = next((r for r in meta.get("ownerReferences") or () if r.get("controller")), None)
-    name = owner.get("name") if owner else meta.get("name")
-    kind = owner.get("kind") if owner else "Pod"
-    return f"{kind} {meta.get('namespace')}/{name}"

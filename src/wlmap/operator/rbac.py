@@ -156,10 +156,11 @@ def cluster_rules(
     registry: Registry | None = None, placement: bool = False
 ) -> list[dict[str, Any]]:
     """The rules of ClusterRole ``wlmap-operator-cluster``: the cluster-scoped reads, needed
-    in both modes; with ``placement``, what planning reads (nodes, and the pods bound
-    anywhere, each listed once per plan), the nodes' watch (faults), and the webhook
-    configurations kopf keeps (it creates them when absent and patches in its URL and
-    certificate; it keeps a validating one too, empty, whenever it manages webhooks)."""
+    in both modes; with ``placement``, what planning reads (nodes and pods of the whole
+    cluster, listed once and watched; faulty nodes are seen through the same watch), the
+    devices and claims a DRA gang is planned over, and the webhook configurations kopf
+    keeps (it creates them when absent and patches in its URL and certificate; it keeps a
+    validating one too, empty, whenever it manages webhooks)."""
     registry = builtin_registry() if registry is None else registry
     grants = _Grants()
     for group, kind in sorted(k for k, scoped in _references(registry) if not scoped):
@@ -171,8 +172,7 @@ def cluster_rules(
     grants.add("apiextensions.k8s.io", ["customresourcedefinitions"], READ)
     grants.add("", ["namespaces"], ["list", "watch"])
     if placement:
-        grants.add("", ["pods"], ["list"])
-        grants.add("", ["nodes"], ["list", "watch"])  # faulty nodes are watched
+        grants.add("", ["nodes", "pods"], ["list", "watch"])
         # a DRA gang is planned over every device and every claim's allocation
         grants.add(
             "resource.k8s.io", ["deviceclasses", "resourceclaims", "resourceslices"], ["list"]

@@ -8,6 +8,7 @@ from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from wlmap.operator.capacity import CapacityCache
 from wlmap.operator.leader import LeaderElection
 from wlmap.operator.queue import WorkQueue
 from wlmap.operator.reports import Reports
@@ -26,6 +27,7 @@ class State:
     cluster: Cluster | None = None
     discovery: Discovery | None = None
     cache: ClusterCache | None = None  # None: every reconciliation reads the cluster anew
+    capacity: CapacityCache | None = None  # nodes and pods for the placement controller
     queue: WorkQueue = field(default_factory=WorkQueue)
     later: set[asyncio.Task[None]] = field(default_factory=set)
     reports: Reports = field(default_factory=Reports)

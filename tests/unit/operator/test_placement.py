@@ -70,6 +70,11 @@ def test_a_gated_pods_own_terms_are_kept_and_narrowed() -> None:
     assert fresh["requiredDuringSchedulingIgnoredDuringExecution"] == {
         "nodeSelectorTerms": [{"matchExpressions": [RACK]}]
     }
+    node = {"key": "metadata.name", "operator": "In", "values": ["gpu-b0-r1-h3"]}
+    pinned = _narrowed(affinity, {"matchExpressions": [RACK], "matchFields": [node]})
+    (term,) = pinned["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert term["matchFields"] == [node]  # the planned node, beside the domain
+    assert term["matchExpressions"][-1] == RACK
     assert is_gated({"spec": {"schedulingGates": [{"name": GATE}]}})
     assert not is_gated({"spec": {"schedulingGates": [{"name": "other"}]}})
 
@@ -91,7 +96,7 @@ def test_the_placement_grants_come_only_with_placement() -> None:
     assert _verbs(rbac.cluster_rules(placement=True), *webhooks) == {"create", "patch"}
     assert _verbs(rbac.cluster_rules(placement=True), *validating) == {"create", "patch"}
     assert _verbs(rbac.cluster_rules(placement=True), "", "nodes") == {"list", "watch"}
-    assert _verbs(rbac.cluster_rules(placement=True), "", "pods") == {"list"}
+    assert _verbs(rbac.cluster_rules(placement=True), "", "pods") == {"list", "watch"}
     assert _verbs(rbac.namespaced_rules(placement=True), "batch", "jobs/status") == {"patch"}
 
 

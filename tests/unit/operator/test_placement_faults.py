@@ -8,7 +8,7 @@ from typing import Any
 
 from wlmap.operator import rbac
 from wlmap.operator._fault_plan import plan_replacement
-from wlmap.operator.placement import owner_of
+from wlmap.operator.capacity import workload_of
 from wlmap.operator.placement_faults import GPU_CONDITION, GPU_TAINT, fault_of, without_faulty
 from wlmap.placement.plan import read_occupancy
 from wlmap.placement.topology.workload_gangs import Intent, WorkloadGang
@@ -81,7 +81,7 @@ def test_a_node_is_faulty_when_not_ready_unreachable_or_its_gpus_are_unhealthy()
 
 def test_a_fresh_plan_leaves_faulty_nodes_out() -> None:
     objects = [*_cluster(), _node("r1-bad", "r1", ready="False")]
-    occupancy = read_occupancy(without_faulty(objects), LEVELS, owner_of, name="cluster")
+    occupancy = read_occupancy(without_faulty(objects), LEVELS, workload_of, name="cluster")
     names = {node.name for node in occupancy.topology.nodes}
     assert "r1-bad" not in names and "r1-n0" in names
 
@@ -99,7 +99,7 @@ def test_replacements_go_to_the_gangs_rack_without_the_faulty_node() -> None:
         2,
         ["r0-n0", "r0-n0"],
         {"r0-n0": "NotReady"},
-        owner_of,
+        workload_of,
     )
     assert answer.term is not None
     expressions = answer.term["matchExpressions"]
@@ -115,7 +115,7 @@ def test_replacements_wait_when_the_gangs_rack_is_full() -> None:
     objects += [_pod(f"other{i}", f"r0-n{i}", 8, owner="other") for i in (2, 3)]
     survivors = [p for p in objects if p["kind"] == "Pod" and p["metadata"]["name"] in {"w2", "w3"}]
     answer = plan_replacement(
-        objects, LEVELS, "wlmap", GANG, survivors, 2, ["r0-n0"], {"r0-n0": "NotReady"}, owner_of
+        objects, LEVELS, "wlmap", GANG, survivors, 2, ["r0-n0"], {"r0-n0": "NotReady"}, workload_of
     )
     assert answer.term is None
     assert answer.message.startswith("Job team/train gang: 2 pod(s) of 4 GPU(s) wait for room")
