@@ -257,31 +257,54 @@ async def report(
     if resource is None:
         return
     path = resource.path(meta.get("namespace"), str(meta.get("name")))
-    try:
-        current = await state.cluster.request("GET", path)
-    except ApiError as exc:
-        if exc.code == 404:
-            return
-        raise
-    previous = list((current.get("status") or {}).get("conditions") or ())
-    before = next((c for c in previous if c.get("type") == CONDITION), None)
-    new = condition(previous, CONDITION, holds, reason, message)
-    if before is not None and all(before.get(k) == new[k] for k in ("status", "reason", "message")):
+    if not await _write_condition(state, path, holds, reason, message):
         return
-    kept = [c for c in previous if c.get("type") != CONDITION]
-    version = (current.get("metadata") or {}).get("resourceVersion")
-    body = {"metadata": {"resourceVersion": version}, "status": {"conditions": [*kept, new]}}
-    try:
-        await state.cluster.request("PATCH", path + "/status", body=body, content_type=MERGE_PATCH)
-    except ApiError as exc:
-        if exc.code not in (404, 405):  # 409: retried with a fresh read by the caller
-            raise
     (log.info if holds else log.warning)(
         "placement %s: %s", reason, message, extra={"workload": log_name(obj)}
     )
     if event:
         kind = "Normal" if holds else "Warning"
         await post_event(state.cluster, obj, Refusal(reason, message), kind)
+
+
+async def _write_condition(state: State, path: str, holds: bool, reason: str, message: str) -> bool:
+    """Write the condition at the workload's current version; False when the workload is
+    gone, has no status subresource or says it already. A conflict (its controller wrote
+    status meanwhile, as a Deployment's does while pods start) is read again and retried:
+    after a release nothing else would bring the condition back."""
+    assert state.cluster is not None
+    for attempt in range(_CONFLICT_RETRIES + 1):
+        try:
+            current = await state.cluster.request("GET", path)
+        except ApiError as exc:
+            if exc.code == 404:
+                return False
+            raise
+        previous = list((current.get("status") or {}).get("conditions") or ())
+        before = next((c for c in previous if c.get("type") == CONDITION), None)
+        new = condition(previous, CONDITION, holds, reason, message)
+        if before is not None and all(
+            before.get(k) == new[k] for k in ("status", "reason", "message")
+        ):
+            return False
+        kept = [c for c in previous if c.get("type") != CONDITION]
+        version = (current.get("metadata") or {}).get("resourceVersion")
+        body = {"metadata": {"resourceVersion": version}, "status": {"conditions": [*kept, new]}}
+        try:
+            await state.cluster.request(
+                "PATCH", path + "/status", body=body, content_type=MERGE_PATCH
+            )
+        except ApiError as exc:
+            if exc.code in (404, 405):
+                return exc.code == 405  # no status subresource: the Event still says it
+            if exc.code != 409 or attempt == _CONFLICT_RETRIES:
+                raise
+            continue
+        return True
+    return True
+
+
+_CONFLICT_RETRIES = 5
 
 
 def _says(obj: Mapping[str, Any], holds: bool, reason: str, message: str) -> bool:
