@@ -137,17 +137,18 @@ def fill(
         return
     kids = index.children[level][domain]
     rooms = room.of(level + 1, kids)
-    tight = _tightest(kids, rooms, pods)
+    free = room.free(level + 1, kids)
+    tight = _tightest(kids, rooms, free, pods)
     if tight >= 0:
         fill(index, room, level + 1, int(kids[tight]), pods, out)
         return
-    order = np.argsort(-rooms, kind="stable")
+    order = np.lexsort((free, -rooms))
     left = pods
     for position, child in enumerate(order):
         take = int(rooms[child])
         if take >= left:
             rest = order[position:]
-            last = rest[_tightest(kids[rest], rooms[rest], left)]
+            last = rest[_tightest(kids[rest], rooms[rest], free[rest], left)]
             fill(index, room, level + 1, int(kids[last]), left, out)
             return
         fill(index, room, level + 1, int(kids[child]), take, out)
@@ -155,11 +156,14 @@ def fill(
     raise ValueError(f"domain {domain} of level {level} has no room for {pods} pods")
 
 
-def _tightest(kids: IntArray, rooms: IntArray, pods: int) -> int:
-    """Position of the child with the least room that still holds ``pods``, or -1."""
-    fits = rooms >= pods
-    if not fits.any():
+def _tightest(kids: IntArray, rooms: IntArray, free: IntArray, pods: int) -> int:
+    """Position of the child with the least room that still holds ``pods``, or -1.
+
+    Among children with the same room, the one with the fewest free GPUs: a pod of 4 GPUs
+    goes to a node with 4 free rather than one with 5, as a best fit on GPUs does (rooms
+    count pods, so they tie there).
+    """
+    fits = np.flatnonzero(rooms >= pods)
+    if not len(fits):
         return -1
-    masked = np.where(fits, rooms, np.iinfo(np.int64).max)
-    best = masked.min()
-    return int(np.flatnonzero(masked == best)[np.argmin(kids[masked == best])])
+    return int(fits[np.lexsort((kids[fits], free[fits], rooms[fits]))[0]])

@@ -12,6 +12,10 @@ those. What is still tied goes through the tie-breaks in the objective's order:
   the gangs that need them;
 - ``tighterFit``: fewer free GPUs left in the candidate's domain (KAI picks the fullest
   domain that still fits, docs/topology/README.md, to keep emptier domains whole);
+- ``tighterNode``: fewer free GPUs left on the node a pod of the gang would fill in the
+  candidate's domain (the tightest node that holds one pod), so small pods fill partly used
+  nodes anywhere before they break a whole one (Slurm's and kube-scheduler's
+  MostAllocated best fit on nodes, taken across domains; a domain's histogram gives it);
 - ``fewerNodes`` / ``fewerDomains``: fewer nodes / finest domains used;
 - ``lowerIndex``: lower finest-domain indices, then lower node indices. It always closes the
   list, so the choice never depends on the order candidates were built in.

@@ -91,6 +91,13 @@ class GangRoom:
             return (free // (self.per_pod * self.unit)) * self.unit
         return free // self.per_pod
 
+    def free(self, level: int, domains: IntArray) -> IntArray:
+        """Free GPUs of each domain of ``level``; ``level`` may be the node level."""
+        capacity = self.capacity
+        if level == len(self.levels):
+            return capacity.node_free[domains].astype(np.int64)
+        return capacity.domain_free[level][domains].astype(np.int64)
+
     def of(self, level: int, domains: IntArray) -> IntArray:
         """Pods each domain of ``level`` can take; ``level`` may be the node level."""
         if level == len(self.levels):

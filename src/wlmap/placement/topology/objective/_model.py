@@ -38,10 +38,13 @@ TERMS: tuple[TermName, ...] = (
     "balance",
     "priority",
 )
-TieBreak = Literal["fewerSlotsLeft", "tighterFit", "fewerNodes", "fewerDomains", "lowerIndex"]
+TieBreak = Literal[
+    "fewerSlotsLeft", "tighterFit", "tighterNode", "fewerNodes", "fewerDomains", "lowerIndex"
+]
 TIE_BREAKS: tuple[TieBreak, ...] = (
     "fewerSlotsLeft",
     "tighterFit",
+    "tighterNode",
     "fewerNodes",
     "fewerDomains",
     "lowerIndex",

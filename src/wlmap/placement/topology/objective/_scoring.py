@@ -24,7 +24,7 @@ from wlmap.placement.topology.objective._model import Objective, TermName
 from wlmap.placement.topology.objective._table import FinestTable
 from wlmap.placement.topology.objective._terms import TermMeter
 
-__all__ = ["fill_shape", "finest_scored", "finest_table", "scored"]
+__all__ = ["fill_shape", "finest_scored", "finest_table", "node_fit", "scored"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -54,6 +54,18 @@ def fill_shape(room: GangRoom, pods: int, domains: IntArray) -> tuple[IntArray, 
     same += left * (left - 1) // 2
     nodes = np.where(earlier, counted[rows, column - 1], 0) + whole + (left > 0)
     return same, nodes
+
+
+def node_fit(cells: IntArray, gpus_per_pod: int) -> IntArray:
+    """Per histogram row, the GPUs its tightest node that holds one pod keeps free after it.
+
+    ``cells`` are per-domain histograms of nodes by free GPUs; a row with no such node gets
+    the number of columns (worse than any node).
+    """
+    fits = cells[:, gpus_per_pod:] > 0
+    found = fits.any(axis=1)
+    left: IntArray = np.where(found, np.argmax(fits, axis=1), cells.shape[1]).astype(np.int64)
+    return left
 
 
 def finest_table(
@@ -108,6 +120,8 @@ def finest_table(
             keys[rule] = capacity.pod_slots(finest, gang.gpus_per_pod)[picked] - gang.pods
         elif rule == "tighterFit":
             keys[rule] = capacity.domain_free[finest][picked] - gang.gpus
+        elif rule == "tighterNode":
+            keys[rule] = node_fit(capacity.histogram[finest][picked], gang.gpus_per_pod)
         elif rule == "fewerNodes":
             keys[rule] = nodes
         elif rule == "fewerDomains":
@@ -152,16 +166,20 @@ def scored(
     if candidate.level == ROOT:
         left = int(capacity.node_free.sum()) - gang.gpus
         slots = int(capacity.pod_slots(0, gang.gpus_per_pod).sum()) - gang.pods
+        cells = capacity.histogram[0].sum(axis=0, keepdims=True)
     else:
         level, domain = candidate.level, candidate.domain
         left = int(capacity.domain_free[level][domain]) - gang.gpus
         slots = int(capacity.pod_slots(level, gang.gpus_per_pod)[domain]) - gang.pods
+        cells = capacity.histogram[level][domain : domain + 1]
     keys: list[object] = []
     for rule in tie_breaks(objective):
         if rule == "fewerSlotsLeft":
             keys.append(slots)
         elif rule == "tighterFit":
             keys.append(left)
+        elif rule == "tighterNode":
+            keys.append(int(node_fit(cells, gang.gpus_per_pod)[0]))
         elif rule == "fewerNodes":
             keys.append(len(candidate.nodes))
         elif rule == "fewerDomains":

@@ -48,7 +48,8 @@ class FinestTable:
         parts: each used term's weighted, normalised values (weighted objectives; else empty).
         score: the sum of ``parts`` (zeros for tiered objectives).
         keys: per tie-break but ``lowerIndex``, its key (``tighterFit``: GPUs left in the
-            domain; ``fewerNodes``: nodes used; ``fewerDomains``: 1).
+            domain; ``tighterNode``: GPUs its tightest node keeps after one pod;
+            ``fewerNodes``: nodes used; ``fewerDomains``: 1).
     """
 
     level: int

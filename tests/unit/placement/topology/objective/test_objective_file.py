@@ -25,12 +25,12 @@ def _problems(text: str) -> list[tuple[str, str]]:
     return [(p.path, p.message) for p in caught.value.problems]
 
 
-def test_the_shipped_default_ranks_cost_then_whole_domains_then_the_fewest_pods_left() -> None:
+def test_the_shipped_default_ranks_cost_then_whole_domains_then_the_tightest_node() -> None:
     objective = default_objective()
     assert objective.used_terms() == ("communication", "wholeFreeDomains")
     assert objective.tiers is not None
     assert objective.tiers[0].tolerance == 0.02
-    assert objective.tie_breaks == ("fewerSlotsLeft", "tighterFit", "lowerIndex")
+    assert objective.tie_breaks == ("tighterNode", "fewerSlotsLeft", "lowerIndex")
 
 
 def test_the_documented_example_loads_as_weights() -> None:

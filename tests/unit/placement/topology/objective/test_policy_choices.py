@@ -228,14 +228,25 @@ def test_inside_a_rack_the_gang_packs_as_kueue_best_fit() -> None:
 
 
 def test_the_rack_with_fewer_pods_of_the_gangs_size_left_wins_a_tie() -> None:
-    # A 2-GPU pod costs 0 anywhere and breaks no whole rack. Both racks have 4 free GPUs,
-    # so fewer free GPUs (tighterFit) would tie and the lower index take r1. But r1's two
-    # half-free nodes hold two such pods, r2's 3 + 1 only one: r2 is left with none, r1
-    # keeps room for the next 2-GPU pod.
-    capacity = cluster({"b1/r1": [2, 2], "b1/r2": [3, 1]})
+    # A 2-GPU pod costs 0 anywhere and breaks no whole rack. Each rack has a node with
+    # exactly 2 free GPUs, so tighterNode ties (0 GPUs left on the node either way). r1's
+    # two half-free nodes hold two such pods, r2's 2 + 1 only one: r2 is left with none,
+    # r1 keeps room for the next 2-GPU pod.
+    capacity = cluster({"b1/r1": [2, 2], "b1/r2": [2, 1]})
     decision = make_wlmap_gang_policy().decide(capacity, Gang("g", pods=1, gpus_per_pod=2))
     assert decision is not None
-    assert decision.placement.nodes == ((2, 1),)  # b1-r2-0, the node with 3 free GPUs
+    assert decision.placement.nodes == ((2, 1),)  # b1-r2-0, the node with 2 free GPUs
     assert decision.placement.reason == (
         "rack b1/r2: ties b1/r1 on every term, fewerSlotsLeft decides; leaves 0 whole racks free"
     )
+
+
+def test_a_small_pod_fills_a_partly_used_node_before_a_fuller_rack_breaks_a_whole_one() -> None:
+    # A 1-GPU pod. r1 has 4 free GPUs, all on one whole node: fewer pods left (3 against
+    # r2's 6), but its only node would be broken. r2's node with 1 free GPU fits exactly:
+    # the default's first tie-break, tighterNode, takes r2 and keeps r1's node whole.
+    capacity = cluster({"b1/r1": [4, 0], "b1/r2": [1, 4, 2]})
+    decision = make_wlmap_gang_policy().decide(capacity, Gang("g", pods=1, gpus_per_pod=1))
+    assert decision is not None
+    assert decision.placement.nodes == ((2, 1),)  # b1-r2-0
+    assert decision.explanation.decided_by == "tighterNode"
