@@ -19,14 +19,10 @@ from __future__ import annotations
 import copy
 
 from wlmap.placement.topology.faults._accounting import Record
+from wlmap.placement.topology.faults._event_loop import DETECT, FAULT
 from wlmap.placement.topology.faults.model import Fault
 from wlmap.placement.topology.faults.reactions import Reaction
-from wlmap.placement.topology.faults.recovery import (
-    _DETECT,
-    _FAULT,
-    RecoveryParams,
-    _Loop,
-)
+from wlmap.placement.topology.faults.recovery import RecoveryLoop, RecoveryParams
 from wlmap.placement.topology.faults.reference import Decision, ExactReference
 from wlmap.placement.topology.faults.verify import accounting_problems
 from wlmap.placement.topology.jobmix import Job as Arrival
@@ -37,13 +33,13 @@ from wlmap.placement.topology.tree import Topology
 __all__ = ["paired_recoveries"]
 
 
-def _only(loop: _Loop, fault_id: int) -> None:
+def _only(loop: RecoveryLoop, fault_id: int) -> None:
     """Drop the fault and detection events of every other fault from ``loop``."""
     loop.events = [
         e
         for e in loop.events
-        if not (e[2] == _FAULT and e[3][0] != fault_id)  # type: ignore[index]  # (id, Fault)
-        and not (e[2] == _DETECT and e[3] != fault_id)
+        if not (e[2] == FAULT and e[3][0] != fault_id)  # type: ignore[index]  # (id, Fault)
+        and not (e[2] == DETECT and e[3] != fault_id)
     ]
     loop.events.sort()
 
@@ -73,7 +69,7 @@ def paired_recoveries(
     for reaction in (reference, *reactions):
         if reaction.spare_percent:
             raise ValueError(f"{reaction.name} holds spares; paired runs cannot compare it")
-    loop = _Loop(topology, policy, reference, params, seed)
+    loop = RecoveryLoop(topology, policy, reference, params, seed)
     loop.load(arrivals, faults)
     end = params.warmup_s + params.horizon_s
     shared: dict[int, object] = {id(topology): topology, id(policy): policy, id(arrivals): arrivals}
@@ -94,7 +90,7 @@ def paired_recoveries(
             if exact is not None:
                 fork.exact = ExactReference(exact[0])
 
-            def done(fork: _Loop = fork, fault_id: int = fault_id) -> bool:
+            def done(fork: RecoveryLoop = fork, fault_id: int = fault_id) -> bool:
                 hit = fork.hit_by.get(fault_id)
                 if hit is None:
                     return False
@@ -109,7 +105,7 @@ def paired_recoveries(
     return found
 
 
-def _checked(loop: _Loop) -> list[str]:
+def _checked(loop: RecoveryLoop) -> list[str]:
     """The copy's check failures: constraints at each start, then every node's GPUs."""
     held = loop.spares.held if loop.spares is not None else {}
     placed = [j.placement for j in loop.running.values() if j.placement is not None]
