@@ -18,9 +18,11 @@ from typing import Any
 
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.gangs import GangGroup, gang_plan, legacy_members
-from wlmap.workload.structure import Instance
+from wlmap.workload.structure import Scale
 
-GangsReader = Callable[[Mapping[str, list[Instance]]], tuple[GangGroup, ...]]
+# an instance as the ordinary path reads it: (id, template, scale)
+Row = tuple[str | None, Any, Scale]
+GangsReader = Callable[[Mapping[str, list[Row]]], tuple[GangGroup, ...]]
 
 
 def gangs_reader(compiled: CompiledDefinition) -> GangsReader:
@@ -99,7 +101,7 @@ class _Lines:
         parts = []
         for child in self.compiled.children.get(name, ()):
             i = self.index[child]
-            parts.append(f"(b{i}[x.instance] if x.instance in b{i} else t{i})")
+            parts.append(f"(b{i}[x[0]] if x[0] in b{i} else t{i})")
         return " + ".join(parts)
 
     def _count(self, name: str) -> None:
@@ -108,12 +110,12 @@ class _Lines:
         i = self.index[name]
         below = self._below(name)
         least = f"{below} if own is None else own * ({below})" if below else "own or 0"
-        fallback = "(1 if x.template is not None else 0)" if self._bears(name) else "None"
+        fallback = "(1 if x[1] is not None else 0)" if self._bears(name) else "None"
         self.lines += [
             f"    t{i} = 0",
             f"    b{i} = {{}}",
             f"    for x in c{i}:",
-            "        s = x.scale",
+            "        s = x[2]",
             "        own = s.min_replicas",
             "        if own is None:",
             f"            own = s.replicas if s.replicas is not None else {fallback}",
@@ -122,8 +124,8 @@ class _Lines:
         ]
         if self.compiled.parent.get(name) is not None:  # only a child is looked up by id
             self.lines += [
-                "        if x.instance is not None:",
-                f"            b{i}[x.instance] = b{i}.get(x.instance, 0) + least",
+                "        if x[0] is not None:",
+                f"            b{i}[x[0]] = b{i}.get(x[0], 0) + least",
             ]
 
     def _per_unit(self, name: str) -> str:
@@ -136,13 +138,13 @@ class _Lines:
         return f"sum([min(own(x, {self._bears(name)}) or 0, 1) for x in c{i}])"
 
 
-def _own(item: Instance, bears_pods: bool) -> int | None:
+def _own(item: tuple[str | None, Any, Scale], bears_pods: bool) -> int | None:
     """An instance's own minimum, None for a grouping one without a count."""
-    scale = item.scale
+    _, template, scale = item
     if scale.min_replicas is not None:
         return scale.min_replicas
     if scale.replicas is not None:
         return scale.replicas
     if bears_pods:
-        return 1 if item.template is not None else 0
+        return 1 if template is not None else 0
     return None

@@ -27,7 +27,6 @@ from wlmap.workload.structure import (
     MAX_BOUND,
     MAX_COUNT,
     ComponentPlan,
-    Instance,
     Scale,
     component_plans,
 )
@@ -44,8 +43,10 @@ class Unusual(Exception):
 
 def instance_lines(compiled: CompiledDefinition, names: dict[str, Any]) -> list[str]:
     """Function-body lines that read ``obj``'s instances into ``instances`` (a dict of
-    component name to its list of instances, in definition order); the values they
-    refer to are added to ``names``."""
+    component name to its list of instances, in definition order, each instance an
+    ``(id, template, scale)`` tuple: the fields of a
+    :class:`~wlmap.workload.structure.Instance` but its component, made for nothing); the
+    values they refer to are added to ``names``."""
     return _Source(compiled, names).build()
 
 
@@ -89,11 +90,10 @@ class _Source:
 
     def _component(self, index: int, plan: ComponentPlan) -> None:
         add = self.lines.append
-        name = repr(plan.name)
         add(f"    # {plan.name}")
         if not plan.named:
             if plan.bare:  # always the same one instance
-                add(f"    c{index} = [{self._name(plan.alone, 'A')}]")
+                add(f"    c{index} = [{self._name((None, None, _NO_SCALE), 'A')}]")
                 return
             add("    ids = ONE")
         else:
@@ -104,14 +104,12 @@ class _Source:
                 add(f"    {known} = checked_ids({self._read(plan.ids)})")
             add(f"    ids = {known}")
             if plan.bare:
-                add(f"    c{index} = [Instance({name}, i, None, NO_SCALE) for i in ids]")
+                add(f"    c{index} = [(i, None, NO_SCALE) for i in ids]")
                 return
         add("    n = len(ids)")
         templates = self._templates(plan)
         scales = self._scales(plan)
-        add(
-            f"    c{index} = [Instance({name}, i, t, s) for i, t, s in zip(ids, {templates}, {scales})]"
-        )
+        add(f"    c{index} = list(zip(ids, {templates}, {scales}))")
 
     def _templates(self, plan: ComponentPlan) -> str:
         add = self.lines.append
@@ -198,7 +196,6 @@ _RUNTIME: dict[str, Any] = {
     "NO_SCALE": _NO_SCALE,
     "NONES": lambda count: [None] * count,
     "SAME": lambda value, count: [value] * count,
-    "Instance": Instance,
     "column": _column,
     "checked_ids": _checked_ids,
     "replicas_only": _replicas_only,

@@ -18,14 +18,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from wlmap.errors import WlmapError
-from wlmap.workload._gangs_source import gangs_reader
+from wlmap.workload._gangs_source import Row, gangs_reader
 from wlmap.workload._instances_source import Unusual, instance_lines, instance_runtime
-from wlmap.workload._rows_source import row_lines, row_runtime
+from wlmap.workload._rows_source import NotWritten, row_lines, row_runtime
 from wlmap.workload._status_source import status_reader
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.gangs import GangGroup
 from wlmap.workload.resources import PodResources
-from wlmap.workload.structure import Instance
 from wlmap.workload.suspend import suspend_reader
 from wlmap.workload.view import ComponentView, WorkloadView, object_names
 
@@ -38,8 +37,11 @@ def ordinary_view(
     # fails is then evaluated (and bounded) once, not once per path
     if compiled.references or not compiled.trusted:
         return None
+    read = _reader(compiled)
+    if read is None:
+        return None
     try:
-        instances, components, totals = _reader(compiled)(obj)
+        instances, components, totals = read(obj)
         status = status_reader(compiled)(obj)
     except (Unusual, WlmapError):
         return None
@@ -69,24 +71,31 @@ def ordinary_view(
 
 Reader = Callable[
     [Mapping[str, Any]],
-    tuple[dict[str, list[Instance]], list[ComponentView], PodResources],
+    tuple[dict[str, list[Row]], list[ComponentView], PodResources],
 ]
 
 
-def _reader(compiled: CompiledDefinition) -> Reader:
+def _reader(compiled: CompiledDefinition) -> Reader | None:
     """The function generated for ``compiled``: its instances, component rows and totals
-    from an object (made once per definition)."""
-    reader: Reader | None = compiled.memo.get("ordinary reader")
-    if reader is None:
-        names: dict[str, Any] = {}
+    from an object (made once per definition); None when the definition's rows need the
+    general lookup by id."""
+    if "ordinary reader" in compiled.memo:
+        known: Reader | None = compiled.memo["ordinary reader"]
+        return known
+    names: dict[str, Any] = {}
+    try:
         lines = [
             "def read(obj):",
             *instance_lines(compiled, names),
             *row_lines(compiled, names),
             "    return instances, views, totals",
         ]
-        namespace: dict[str, Any] = {**instance_runtime(), **row_runtime(), **names}
-        source = "\n".join(lines) + "\n"
-        exec(compile(source, f"<view of {compiled.name}>", "exec"), namespace)
-        reader = compiled.memo["ordinary reader"] = namespace["read"]
+    except NotWritten:
+        compiled.memo["ordinary reader"] = None
+        return None
+    namespace: dict[str, Any] = {**instance_runtime(), **row_runtime(), **names}
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, f"<view of {compiled.name}>", "exec"), namespace)
+    reader: Reader = namespace["read"]
+    compiled.memo["ordinary reader"] = reader
     return reader

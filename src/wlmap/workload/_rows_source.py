@@ -11,12 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from wlmap.workload._components import (
-    ComponentRow,
-    component_rows,
-    instance_counts,
-    scale_counts,
-)
+from wlmap.workload._components import ComponentRow, component_rows, scale_counts
+from wlmap.workload._instances_source import Unusual
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.resources import PodResources, pod_resources
 from wlmap.workload.structure import component_plans
@@ -32,14 +28,18 @@ def row_lines(compiled: CompiledDefinition, names: dict[str, Any]) -> list[str]:
     return lines
 
 
+class NotWritten(Exception):
+    """The definition's rows need the general lookup by id: no ordinary path for it."""
+
+
 def row_runtime() -> dict[str, Any]:
     """The helpers :func:`row_lines` refers to, by name."""
     return {
         "View": ComponentView,
         "NO_RESOURCES": PodResources(),
         "pod_resources": pod_resources,
-        "instance_counts": instance_counts,
         "scale_counts": scale_counts,
+        "Unusual": Unusual,
     }
 
 
@@ -49,8 +49,9 @@ def _counts(index: int, row: ComponentRow, compiled: CompiledDefinition) -> list
     An ancestor read without instance ids has exactly one instance, whose counts multiply
     every row. An ancestor named by the same id expression as this component has the
     same ids in the same order, so its instance at the same position is the one of the
-    same id, as long as no id repeats (a repeated id keeps the general rule: the last
-    instance of an id counts for all of them). Any other ancestor is looked up by id, the
+    same id, as long as no id repeats (a repeated id raises :class:`Unusual`: the general
+    rule counts the last instance of an id for all of them). A definition with any other
+    ancestor is not written out (:class:`NotWritten`): its rows are looked up by id, the
     general way.
     """
     plans = {p.name: p for p in component_plans(compiled)}
@@ -62,48 +63,45 @@ def _counts(index: int, row: ComponentRow, compiled: CompiledDefinition) -> list
         for a in row.ancestors
         if own is not None and (ids := plans[a].ids) is not None and ids.text == own.text
     ]
-    general = f"counts = instance_counts(W{index}, c{index}, instances)"
     if len(single) + len(aligned) != len(row.ancestors):
-        return [f"    {general}"]
+        # an ancestor keyed otherwise: ids are looked up the general way
+        raise NotWritten(f"component {row.name!r}: an ancestor named otherwise")
     lines = ["    fd = fm = 1"]
     for ancestor in single:
         lines += [
-            f"    d, m = scale_counts(c{order[ancestor]}[0].scale)",
+            f"    d, m = scale_counts(c{order[ancestor]}[0][2])",
             "    fd, fm = fd * d, fm * m",
         ]
     lines += [
-        f"    if len(c{index}) < 2 or len({{x.instance for x in c{index}}}) == len(c{index}):",
-        "        counts = []",
-        f"        for y, x in enumerate(c{index}):",
-        "            d, m = scale_counts(x.scale)",
-        "            d, m = d * fd, m * fm",
+        f"    if len(c{index}) > 1 and len({{x[0] for x in c{index}}}) < len(c{index}):",
+        "        raise Unusual  # a repeated id: the general rule (its last instance counts)",
+        "    counts = []",
+        f"    for y, x in enumerate(c{index}):",
+        "        d, m = scale_counts(x[2])",
+        "        d, m = d * fd, m * fm",
     ]
     for ancestor in aligned:
         lines += [
-            f"            a, b = scale_counts(c{order[ancestor]}[y].scale)",
-            "            d, m = d * a, m * b",
+            f"        a, b = scale_counts(c{order[ancestor]}[y][2])",
+            "        d, m = d * a, m * b",
         ]
-    lines += ["            counts.append((d, m))", "    else:", f"        {general}"]
+    lines.append("        counts.append((d, m))")
     return lines
 
 
 def _component(
     index: int, row: ComponentRow, names: dict[str, Any], compiled: CompiledDefinition
 ) -> list[str]:
-    head = f"{row.name!r}, x.instance, {row.parent!r}, {row.kind!r}"
+    head = f"{row.name!r}, i, {row.parent!r}, {row.kind!r}"
     if not row.bears_pods:  # a grouping component: no template, no pods of its own
         return [
-            f"    for x in c{index}:",
-            "        s = x.scale",
+            f"    for i, _, s in c{index}:",
             f"        views.append(View({head}, s.replicas, s.min_replicas, s.max_replicas,"
             " 0, 0, None, None, None, None, None, False))",
         ]
-    names[f"W{index}"] = row
     return [
         *_counts(index, row, compiled),
-        f"    for x, (d, m) in zip(c{index}, counts):",
-        "        s = x.scale",
-        "        t = x.template",
+        f"    for (i, t, s), (d, m) in zip(c{index}, counts):",
         "        if t is None:",
         "            per = total = None",
         "            if s.replicas is None and s.min_replicas is None:",
