@@ -10,6 +10,7 @@ The Service becomes an ExternalName naming ``localhost`` (no pod runs here; see
 from __future__ import annotations
 
 import copy
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -63,11 +64,22 @@ def bundled(
     process = OperatorProcess(config, None, tmp_path / "operator.log", env=env).start()
     try:
         wait_for(lambda: _ca_bundle(kwok_cluster), "the operator's certificate in the bundle")
+        # the certificate is written at start-up, before kopf's server listens: a pod
+        # created in between would pass ungated (the configuration fails open)
+        wait_for(lambda: _listening(port), "the operator's webhook server listening")
         yield process
     finally:
         process.stop()
         for obj in reversed(made):
             kube.delete(obj)
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
 
 
 def _ca_bundle(kwok_cluster: KwokCluster) -> str | None:
