@@ -18,10 +18,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from wlmap.errors import WlmapError
-from wlmap.workload._gangs_source import Row, gangs_reader
+from wlmap.workload._gangs_source import GangsReader, Row, gangs_reader
 from wlmap.workload._instances_source import Unusual, instance_lines, instance_runtime
 from wlmap.workload._rows_source import NotWritten, row_lines, row_runtime
-from wlmap.workload._status_source import status_reader
+from wlmap.workload._status_source import StatusReader, status_reader
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.gangs import GangGroup
 from wlmap.workload.resources import PodResources
@@ -37,18 +37,19 @@ def ordinary_view(
     # fails is then evaluated (and bounded) once, not once per path
     if compiled.references or not compiled.trusted:
         return None
-    read = _reader(compiled)
-    if read is None:
+    generated = _generated(compiled)
+    if generated is None:
         return None
+    read, read_status, read_gangs = generated
     try:
         instances, components, totals = read(obj)
-        status = status_reader(compiled)(obj)
+        status = read_status(obj)
     except (Unusual, WlmapError):
         return None
 
     def gangs() -> tuple[GangGroup, ...]:
         # no pods: the gangs are counted from the instances alone, with no expression
-        return gangs_reader(compiled)(instances)
+        return read_gangs(instances)
 
     # positional: the record's field order
     return WorkloadView(
@@ -75,12 +76,15 @@ Reader = Callable[
 ]
 
 
-def _reader(compiled: CompiledDefinition) -> Reader | None:
-    """The function generated for ``compiled``: its instances, component rows and totals
-    from an object (made once per definition); None when the definition's rows need the
-    general lookup by id."""
-    if "ordinary reader" in compiled.memo:
-        known: Reader | None = compiled.memo["ordinary reader"]
+def _generated(
+    compiled: CompiledDefinition,
+) -> tuple[Reader, StatusReader, GangsReader] | None:
+    """The functions generated for ``compiled`` (made once per definition): its instances,
+    component rows and totals, its status report, its gangs. None when the definition's
+    rows need the general lookup by id, or its expressions nest too deeply for Python to
+    compile them written out."""
+    if "ordinary" in compiled.memo:
+        known: tuple[Reader, StatusReader, GangsReader] | None = compiled.memo["ordinary"]
         return known
     names: dict[str, Any] = {}
     try:
@@ -90,12 +94,11 @@ def _reader(compiled: CompiledDefinition) -> Reader | None:
             *row_lines(compiled, names),
             "    return instances, views, totals",
         ]
-    except NotWritten:
-        compiled.memo["ordinary reader"] = None
-        return None
-    namespace: dict[str, Any] = {**instance_runtime(), **row_runtime(), **names}
-    source = "\n".join(lines) + "\n"
-    exec(compile(source, f"<view of {compiled.name}>", "exec"), namespace)
-    reader: Reader = namespace["read"]
-    compiled.memo["ordinary reader"] = reader
-    return reader
+        namespace: dict[str, Any] = {**instance_runtime(), **row_runtime(), **names}
+        source = "\n".join(lines) + "\n"
+        exec(compile(source, f"<view of {compiled.name}>", "exec"), namespace)
+        found = (namespace["read"], status_reader(compiled), gangs_reader(compiled))
+    except (NotWritten, RecursionError, SyntaxError, MemoryError):
+        found = None
+    compiled.memo["ordinary"] = found
+    return found

@@ -111,7 +111,7 @@ def _result(
     if expression.direct and not (isinstance(node, s.Pipe) and isinstance(node.left, s.Iterate)):
         try:
             Emitter().value(node, "obj", 2)  # supported at all? (emits nothing shared)
-        except Unsupported:
+        except (Unsupported, RecursionError):  # (nested too deeply to write out)
             pass
         else:
             out = emitter.value(node, "obj", 2)
