@@ -38,7 +38,7 @@ def _job(namespace: str) -> dict[str, Any]:
     }
 
 
-def test_a_status_write_refused_for_a_stale_version_is_read_again_and_lands(
+def test_a_status_write_at_a_stale_version_is_read_again_and_lands(
     cluster: TestCluster, kube: Kube, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     job = kube.create(_job(namespace), namespace)

@@ -64,8 +64,6 @@ def _run(command: str, kubeconfig: Path) -> str:
         timeout=120,
     )
     assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
-    print("$", command)
-    print(done.stdout, done.stderr)  # TEMP
     return done.stdout
 
 

@@ -154,7 +154,10 @@ def read_occupancy(
                 f"{name}: {len(lacking)} GPU node(s) lack the label {key!r} and are left out: "
                 f"{shown}"
             )
-    kept = [n for n in gpu_nodes if all(k in n.labels for k in keys)]
+    # in name order, as the API server lists them: a plan (its ties broken by index) is
+    # then the same from a dump, a live read or the controller's watched copy, whatever
+    # order the nodes arrived in
+    kept = sorted((n for n in gpu_nodes if all(k in n.labels for k in keys)), key=lambda n: n.name)
     if cordoned:
         warnings.append(f"{name}: {len(cordoned)} cordoned node(s) left out")
     try:

@@ -82,3 +82,14 @@ def test_a_dump_without_nodes_says_what_it_expected() -> None:
     pods = [o for o in dump_objects() if o["kind"] == "Pod"]
     with pytest.raises(PlacementInputError, match="no Node objects"):
         read_occupancy(pods, LEVELS, by_owner_reference, name="pods.yaml")
+
+
+def test_the_order_nodes_arrive_in_does_not_change_the_cluster_a_plan_sees() -> None:
+    # a watch delivers nodes in event order, a dump in name order: ties between domains
+    # are broken by index, so both must index the nodes alike
+    objects = dump_objects()
+    shuffled = list(reversed(objects))
+    listed, arrived = occupancy(objects), occupancy(shuffled)
+    assert [n.name for n in arrived.topology.nodes] == [n.name for n in listed.topology.nodes]
+    assert [n.name for n in listed.topology.nodes] == sorted(n.name for n in listed.topology.nodes)
+    assert arrived.capacity.node_free.tolist() == listed.capacity.node_free.tolist()
