@@ -8,7 +8,10 @@ Run after each reconciliation of a workload that has pods carrying the placement
 pod of a placed gang gets a required node-affinity term on the level labels of its gang's
 domain and on its planned node's name (ANDed into its own terms; allowed on a gated pod)
 and loses the gate in the same patch; kube-scheduler then binds it there. A gang that
-does not fit (a required level no domain can hold) stays gated. Faulty nodes are left out
+does not fit (a required level no domain can hold) stays gated. A workload whose
+definition declares no gang (a StatefulSet) is one gang of its GPU pods when they carry a
+topology intent (:func:`~wlmap.placement.topology.workload_gangs.gang_requests`), and is
+released untouched without one. Faulty nodes are left out
 of plans (:mod:`.placement_faults`), the gated replacements of a gang whose other pods are
 bound (pods lost to a faulty node, or failed) are placed beside them by
 :func:`wlmap.operator._refill.refill`, not planned afresh, and a gang of DRA claims is
@@ -16,8 +19,9 @@ placed by devices (:mod:`.devices`).
 
 What happened is written as the workload's condition ``WlmapPlacement`` (``True`` placed,
 ``False`` waiting, with the reason: pods still to come, or the plan's shortfall) and, when
-the condition changes, as an Event. A workload no longer opted in has its gated pods
-released untouched.
+the condition changes, as an Event; it is written again when the workload's status
+loses it (a StatefulSet's controller rewrites the whole status). A workload no longer
+opted in has its gated pods released untouched.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ async def place(
     if not gated:
         return False
     if not opted_in(state, obj):
+        state.placement_said.pop(_uid(obj), None)  # nothing to say again
         await release(state, gated, None)
         log.info("placement off: %d pod(s) released", len(gated), extra={"workload": log_name(obj)})
         return False
@@ -73,7 +78,7 @@ async def place(
         return False
     if not requests:
         await release(state, gated, None)
-        await report(state, obj, True, "NoGang", "no gang of GPU pods to place; pods released")
+        await report(state, obj, True, "NoGang", _no_gang(view) + "; pods released")
         return False
     members, waiting = _members(requests, live, view)
     if waiting:
@@ -109,6 +114,16 @@ async def place(
         said.append(f"{plan.request.name}: {plan.request.pods} pods in {where} ({plan.policy})")
     await report(state, obj, True, "Placed", "; ".join(said))
     return False
+
+
+def _no_gang(view: WorkloadView) -> str:
+    if view.gang_groups:
+        return "no gang of GPU pods to place"
+    return (
+        "no gang in its definition and no GPU pods with a topology intent (a Kueue "
+        "podset-required-topology or podset-preferred-topology annotation on the pod "
+        "template, or KAI's topology placement annotations on the workload)"
+    )
 
 
 def _members(
@@ -237,6 +252,15 @@ def _narrowed(node_affinity: Mapping[str, Any], term: Mapping[str, Any]) -> dict
     return result
 
 
+async def restate(state: State, obj: Mapping[str, Any]) -> None:
+    """Write the workload's placement condition again if its status lost it: the
+    StatefulSet controller replaces the whole status when its replica counts change."""
+    said = state.placement_said.get(_uid(obj))
+    if said is not None:  # with the Event when a failed write left it unsent
+        holds, reason, message, unsent = said
+        await report(state, obj, holds, reason, message, event=unsent)
+
+
 async def report(
     state: State,
     obj: Mapping[str, Any],
@@ -250,8 +274,13 @@ async def report(
     ``event``: pods still arriving change the count often) record an Event. A workload
     without a status subresource gets the Event only."""
     assert state.cluster is not None and state.discovery is not None
+    uid = _uid(obj)
+    # kept to be said again if the status loses it; the Event is owed until it is sent
+    # (a condition already there was announced when it was written)
+    state.placement_said[uid] = (holds, reason, message, False)
     if _says(obj, holds, reason, message):
         return  # the workload as reconciled says it already: no read, no write
+    state.placement_said[uid] = (holds, reason, message, event)
     meta = obj.get("metadata") or {}
     resource = state.discovery.serving(str(obj.get("apiVersion")), str(obj.get("kind")))
     if resource is None:
@@ -267,6 +296,7 @@ async def report(
     before = next((c for c in previous if c.get("type") == CONDITION), None)
     new = condition(previous, CONDITION, holds, reason, message)
     if before is not None and all(before.get(k) == new[k] for k in ("status", "reason", "message")):
+        state.placement_said[uid] = (holds, reason, message, False)
         return
     kept = [c for c in previous if c.get("type") != CONDITION]
     version = (current.get("metadata") or {}).get("resourceVersion")
@@ -276,12 +306,16 @@ async def report(
     except ApiError as exc:
         if exc.code not in (404, 405):  # 409: retried with a fresh read by the caller
             raise
+        if exc.code == 405:  # no status to write: nothing to say again either
+            state.placement_said.pop(uid, None)
     (log.info if holds else log.warning)(
         "placement %s: %s", reason, message, extra={"workload": log_name(obj)}
     )
     if event:
         kind = "Normal" if holds else "Warning"
         await post_event(state.cluster, obj, Refusal(reason, message), kind)
+    if uid in state.placement_said:
+        state.placement_said[uid] = (holds, reason, message, False)
 
 
 def _says(obj: Mapping[str, Any], holds: bool, reason: str, message: str) -> bool:
@@ -299,6 +333,10 @@ def _held(state: State, pod: Mapping[str, Any]) -> bool:
     """Whether a pod carries the gate and no plan has released it yet."""
     capacity = state.capacity
     return is_gated(pod) and (capacity is None or not capacity.released(pod))
+
+
+def _uid(obj: Mapping[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("uid"))
 
 
 def _name(pod: Mapping[str, Any]) -> str:
