@@ -164,6 +164,23 @@ def test_a_statefulset_whose_gpu_pods_require_a_rack_is_placed_as_one_gang_in_on
     assert events(kube, kwok_namespace, "Placed")
 
 
+def test_a_statefulset_creating_pods_one_at_a_time_waits_with_the_reason(
+    kwok_cluster: KwokCluster, kwok_namespace: str, placing: OperatorProcess
+) -> None:
+    kube = kwok_cluster.kube
+    ordered = _statefulset("ordered", 3, 8, RACK_LABEL)
+    del ordered["spec"]["podManagementPolicy"]  # OrderedReady, the default
+    statefulset = kube.create(ordered, kwok_namespace)
+    said = wait_for(
+        lambda: (c := condition(kube, statefulset)) and c["reason"] == "WaitingForPods" and c,
+        "the StatefulSet's condition saying what it waits for",
+    )
+    assert "waiting for its 3 pods to exist" in said["message"]
+    assert "OrderedReady" in said["message"] and "Parallel" in said["message"]
+    pods = owned_pods(kube, kwok_namespace, statefulset)
+    assert len(pods) == 1 and gated(pods[0])  # the first pod, held; no second one
+
+
 def test_a_statefulset_without_topology_intent_is_released_with_the_reason(
     kwok_cluster: KwokCluster, kwok_namespace: str, placing: OperatorProcess
 ) -> None:

@@ -82,7 +82,8 @@ async def place(
         return False
     members, waiting = _members(requests, live, view)
     if waiting:
-        await report(state, obj, False, "WaitingForPods", "; ".join(waiting), event=False)
+        why = "; ".join([*waiting, *_one_at_a_time(obj)])
+        await report(state, obj, False, "WaitingForPods", why, event=False)
         return False
     chosen = [i for i, own in enumerate(members) if any(_held(state, p) for p in own)]
     if not chosen:
@@ -124,6 +125,18 @@ def _no_gang(view: WorkloadView) -> str:
         "podset-required-topology or podset-preferred-topology annotation on the pod "
         "template, or KAI's topology placement annotations on the workload)"
     )
+
+
+def _one_at_a_time(obj: Mapping[str, Any]) -> list[str]:
+    """Why a StatefulSet's pods may never all exist: ``OrderedReady`` (the default)
+    creates a pod only once the one before is Ready, which a gated pod never is."""
+    spec = obj.get("spec") or {}
+    if obj.get("kind") != "StatefulSet" or spec.get("podManagementPolicy") == "Parallel":
+        return []
+    return [
+        "podManagementPolicy OrderedReady creates each pod once the one before is Ready, "
+        "which a gated pod never is: set it to Parallel"
+    ]
 
 
 def _members(
