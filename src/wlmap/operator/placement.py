@@ -11,9 +11,9 @@ and loses the gate in the same patch; kube-scheduler then binds it there. A gang
 does not fit (a required level no domain can hold) stays gated. A workload whose
 definition declares no gang (a StatefulSet) is one gang of its GPU pods when they carry a
 topology intent (:func:`~wlmap.placement.topology.workload_gangs.gang_requests`), and is
-released untouched without one. Faulty nodes are left out
-of plans (:mod:`.placement_faults`), the gated replacements of a gang whose other pods are
-bound (pods lost to a faulty node, or failed) are placed beside them by
+released untouched without one. Faulty nodes are left out of plans
+(:mod:`.placement_faults`), the gated replacements of a gang whose other pods are bound
+(pods lost to a faulty node, or failed) are placed beside them by
 :func:`wlmap.operator._refill.refill`, not planned afresh, and a gang of DRA claims is
 placed by devices (:mod:`.devices`).
 
