@@ -29,8 +29,11 @@ def gated(pod: dict[str, Any]) -> bool:
 
 
 def condition(kube: Kube, job: dict[str, Any]) -> dict[str, Any] | None:
-    """The Job's ``WlmapPlacement`` condition."""
-    current = kube.get("batch/v1", "Job", job["metadata"]["namespace"], job["metadata"]["name"])
+    """The workload's (a Job's) ``WlmapPlacement`` condition."""
+    meta = job["metadata"]
+    current = kube.get(
+        job.get("apiVersion", "batch/v1"), job.get("kind", "Job"), meta["namespace"], meta["name"]
+    )
     conditions = ((current or {}).get("status") or {}).get("conditions") or ()
     return next((c for c in conditions if c.get("type") == CONDITION), None)
 

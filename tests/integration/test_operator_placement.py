@@ -2,7 +2,9 @@
 an opted-in Job at creation, the controller plans the gang, narrows each pod to the rack
 the plan chose and releases it, and kube-scheduler binds every pod inside that rack; a gang
 no rack can hold stays gated with the reason on the Job until its namespace opts out,
-which releases it untouched; a namespace not opted in gets no gate."""
+which releases it untouched; a namespace not opted in gets no gate. A StatefulSet (no gang
+in its definition) whose GPU pods require a rack is placed as one gang in one rack; one
+without a topology intent is released with the reason."""
 
 from __future__ import annotations
 
@@ -51,6 +53,25 @@ def _job(name: str, pods: int, gpus: int) -> dict[str, Any]:
         "kind": "Job",
         "metadata": {"name": name},
         "spec": {"parallelism": pods, "completions": pods, "template": template},
+    }
+
+
+def _statefulset(name: str, pods: int, gpus: int, level: str | None) -> dict[str, Any]:
+    """GPU pods created all at once (``Parallel``), requiring one domain of ``level``."""
+    template = pod_template({}, gpus, {"app": name})
+    if level is not None:
+        template["metadata"]["annotations"] = {REQUIRED_TOPOLOGY: level}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": pods,
+            "podManagementPolicy": "Parallel",
+            "serviceName": name,
+            "selector": {"matchLabels": {"app": name}},
+            "template": template,
+        },
     }
 
 
@@ -113,6 +134,68 @@ def test_a_gang_no_rack_can_hold_stays_gated_with_the_reason_until_opted_out(
     )
     assert len(released) == size
     assert not any(p["spec"].get("affinity") for p in released)
+
+
+def test_a_statefulset_whose_gpu_pods_require_a_rack_is_placed_as_one_gang_in_one_rack(
+    kwok_cluster: KwokCluster, kwok_namespace: str, placing: OperatorProcess
+) -> None:
+    kube = kwok_cluster.kube
+    statefulset = kube.create(_statefulset("serve", 6, 8, RACK_LABEL), kwok_namespace)
+    pods = wait_for(
+        running(kube, kwok_namespace, statefulset, 6), "the StatefulSet's 6 pods", timeout=90
+    )
+    racks = {labels[RACK_LABEL] for labels in placement(kwok_cluster, pods).values()}
+    assert len(racks) == 1, placing.output()[-3000:]
+    (rack,) = racks
+    for pod in pods:  # narrowed to the rack and pinned, then bound there
+        assert not gated(pod)
+        terms = pod["spec"]["affinity"]["nodeAffinity"][
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        ]["nodeSelectorTerms"]
+        assert {"key": RACK_LABEL, "operator": "In", "values": [rack]} in terms[0][
+            "matchExpressions"
+        ]
+        assert terms[0]["matchFields"][0]["values"] == [pod["spec"]["nodeName"]]
+    # the StatefulSet controller replaces the whole status once the pods run (no condition
+    # kept): the operator writes it again
+    said = wait_for(lambda: _placed(kube, statefulset), "the StatefulSet's condition: placed")
+    assert said["status"] == "True"
+    assert "gang pods: 6 pods in" in said["message"] and f"{RACK_LABEL}={rack}" in said["message"]
+    assert events(kube, kwok_namespace, "Placed")
+
+
+def test_a_statefulset_creating_pods_one_at_a_time_waits_with_the_reason(
+    kwok_cluster: KwokCluster, kwok_namespace: str, placing: OperatorProcess
+) -> None:
+    kube = kwok_cluster.kube
+    ordered = _statefulset("ordered", 3, 8, RACK_LABEL)
+    del ordered["spec"]["podManagementPolicy"]  # OrderedReady, the default
+    statefulset = kube.create(ordered, kwok_namespace)
+    said = wait_for(
+        lambda: (c := condition(kube, statefulset)) and c["reason"] == "WaitingForPods" and c,
+        "the StatefulSet's condition saying what it waits for",
+    )
+    assert "waiting for its 3 pods to exist" in said["message"]
+    assert "OrderedReady" in said["message"] and "Parallel" in said["message"]
+    pods = owned_pods(kube, kwok_namespace, statefulset)
+    assert len(pods) == 1 and gated(pods[0])  # the first pod, held; no second one
+
+
+def test_a_statefulset_without_topology_intent_is_released_with_the_reason(
+    kwok_cluster: KwokCluster, kwok_namespace: str, placing: OperatorProcess
+) -> None:
+    kube = kwok_cluster.kube
+    statefulset = kube.create(_statefulset("plain", 3, 8, None), kwok_namespace)
+    pods = wait_for(running(kube, kwok_namespace, statefulset, 3), "3 pods Running", timeout=90)
+    # the webhook gated them; they were released as they were, with no domain imposed
+    assert not any(gated(p) or p["spec"].get("affinity") for p in pods)
+    said = wait_for(
+        lambda: (c := condition(kube, statefulset)) and c["reason"] == "NoGang" and c,
+        "the StatefulSet's condition saying why its pods were released",
+    )
+    assert said["status"] == "True"
+    assert "no gang in its definition and no GPU pods with a topology intent" in said["message"]
+    assert events(kube, kwok_namespace, "NoGang")
 
 
 @pytest.mark.parametrize("placing", [False], indirect=True)

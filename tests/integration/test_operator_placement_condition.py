@@ -15,7 +15,7 @@ import pytest
 
 from tests.integration.kube import Kube
 from tests.integration.testcluster import TestCluster
-from wlmap.operator.placement import CONDITION, report
+from wlmap.operator.placement_condition import CONDITION, report
 from wlmap.operator.settings import Settings
 from wlmap.operator.state import State
 from wlmap.sources.cluster import Cluster, discover

@@ -37,7 +37,8 @@ from wlmap.operator._claims import (
     template_claims,
 )
 from wlmap.operator.gating import is_gated
-from wlmap.operator.placement import FINISHED, release, report
+from wlmap.operator.placement import FINISHED, release
+from wlmap.operator.placement_condition import report
 from wlmap.operator.state import State
 from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.connection import MERGE_PATCH

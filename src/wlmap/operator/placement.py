@@ -8,16 +8,20 @@ Run after each reconciliation of a workload that has pods carrying the placement
 pod of a placed gang gets a required node-affinity term on the level labels of its gang's
 domain and on its planned node's name (ANDed into its own terms; allowed on a gated pod)
 and loses the gate in the same patch; kube-scheduler then binds it there. A gang that
-does not fit (a required level no domain can hold) stays gated. Faulty nodes are left out
-of plans (:mod:`.placement_faults`), the gated replacements of a gang whose other pods are
-bound (pods lost to a faulty node, or failed) are placed beside them by
+does not fit (a required level no domain can hold) stays gated. A workload whose
+definition declares no gang (a StatefulSet) is one gang of its GPU pods when they carry a
+topology intent (:func:`~wlmap.placement.topology.workload_gangs.gang_requests`), and is
+released untouched without one. Faulty nodes are left out of plans
+(:mod:`.placement_faults`), the gated replacements of a gang whose other pods are bound
+(pods lost to a faulty node, or failed) are placed beside them by
 :func:`wlmap.operator._refill.refill`, not planned afresh, and a gang of DRA claims is
 placed by devices (:mod:`.devices`).
 
 What happened is written as the workload's condition ``WlmapPlacement`` (``True`` placed,
 ``False`` waiting, with the reason: pods still to come, or the plan's shortfall) and, when
-the condition changes, as an Event. A workload no longer opted in has its gated pods
-released untouched.
+the condition changes, as an Event; it is written again when the workload's status
+loses it (a StatefulSet's controller rewrites the whole status). A workload no longer
+opted in has its gated pods released untouched.
 """
 
 from __future__ import annotations
@@ -29,16 +33,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wlmap.errors import WlmapError
-from wlmap.operator.conditions import condition
 from wlmap.operator.gating import GATE, is_gated, opted_in
-from wlmap.operator.reports import Refusal, log_name, post_event
+from wlmap.operator.placement_condition import forget, report
+from wlmap.operator.reports import log_name
 from wlmap.operator.state import State
 from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.workload import WorkloadView
 
 log = logging.getLogger("wlmap.operator")
-CONDITION = "WlmapPlacement"
 FINISHED = frozenset({"Succeeded", "Failed"})
 
 
@@ -53,6 +56,7 @@ async def place(
     if not gated:
         return False
     if not opted_in(state, obj):
+        forget(state, obj)  # nothing to say again
         await release(state, gated, None)
         log.info("placement off: %d pod(s) released", len(gated), extra={"workload": log_name(obj)})
         return False
@@ -73,11 +77,12 @@ async def place(
         return False
     if not requests:
         await release(state, gated, None)
-        await report(state, obj, True, "NoGang", "no gang of GPU pods to place; pods released")
+        await report(state, obj, True, "NoGang", _no_gang(view) + "; pods released")
         return False
     members, waiting = _members(requests, live, view)
     if waiting:
-        await report(state, obj, False, "WaitingForPods", "; ".join(waiting), event=False)
+        why = "; ".join([*waiting, *_one_at_a_time(obj)])
+        await report(state, obj, False, "WaitingForPods", why, event=False)
         return False
     chosen = [i for i, own in enumerate(members) if any(_held(state, p) for p in own)]
     if not chosen:
@@ -109,6 +114,28 @@ async def place(
         said.append(f"{plan.request.name}: {plan.request.pods} pods in {where} ({plan.policy})")
     await report(state, obj, True, "Placed", "; ".join(said))
     return False
+
+
+def _no_gang(view: WorkloadView) -> str:
+    if view.gang_groups:
+        return "no gang of GPU pods to place"
+    return (
+        "no gang in its definition and no GPU pods with a topology intent (a Kueue "
+        "podset-required-topology or podset-preferred-topology annotation on the pod "
+        "template, or KAI's topology placement annotations on the workload)"
+    )
+
+
+def _one_at_a_time(obj: Mapping[str, Any]) -> list[str]:
+    """Why a StatefulSet's pods may never all exist: ``OrderedReady`` (the default)
+    creates a pod only once the one before is Ready, which a gated pod never is."""
+    spec = obj.get("spec") or {}
+    if obj.get("kind") != "StatefulSet" or spec.get("podManagementPolicy") == "Parallel":
+        return []
+    return [
+        "podManagementPolicy OrderedReady creates each pod once the one before is Ready, "
+        "which a gated pod never is: set it to Parallel"
+    ]
 
 
 def _members(
@@ -235,83 +262,6 @@ def _narrowed(node_affinity: Mapping[str, Any], term: Mapping[str, Any]) -> dict
     ] or [{"matchExpressions": ours, **({"matchFields": fields} if fields else {})}]
     result["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
     return result
-
-
-async def report(
-    state: State,
-    obj: Mapping[str, Any],
-    holds: bool,
-    reason: str,
-    message: str,
-    *,
-    event: bool = True,
-) -> None:
-    """Set the workload's ``WlmapPlacement`` condition; when it changes, log it and (with
-    ``event``: pods still arriving change the count often) record an Event. A workload
-    without a status subresource gets the Event only."""
-    assert state.cluster is not None and state.discovery is not None
-    if _says(obj, holds, reason, message):
-        return  # the workload as reconciled says it already: no read, no write
-    meta = obj.get("metadata") or {}
-    resource = state.discovery.serving(str(obj.get("apiVersion")), str(obj.get("kind")))
-    if resource is None:
-        return
-    path = resource.path(meta.get("namespace"), str(meta.get("name")))
-    if not await _write_condition(state, path, holds, reason, message):
-        return
-    (log.info if holds else log.warning)(
-        "placement %s: %s", reason, message, extra={"workload": log_name(obj)}
-    )
-    if event:
-        kind = "Normal" if holds else "Warning"
-        await post_event(state.cluster, obj, Refusal(reason, message), kind)
-
-
-async def _write_condition(state: State, path: str, holds: bool, reason: str, message: str) -> bool:
-    """Write the condition at the workload's current version; False when the workload is
-    gone, has no status subresource or says it already. A conflict (its controller wrote
-    status meanwhile, as a Deployment's does while pods start) is read again and retried:
-    after a release nothing else would bring the condition back."""
-    assert state.cluster is not None
-    for attempt in range(_CONFLICT_RETRIES + 1):
-        try:
-            current = await state.cluster.request("GET", path)
-        except ApiError as exc:
-            if exc.code == 404:
-                return False
-            raise
-        previous = list((current.get("status") or {}).get("conditions") or ())
-        before = next((c for c in previous if c.get("type") == CONDITION), None)
-        new = condition(previous, CONDITION, holds, reason, message)
-        if before is not None and all(
-            before.get(k) == new[k] for k in ("status", "reason", "message")
-        ):
-            return False
-        kept = [c for c in previous if c.get("type") != CONDITION]
-        version = (current.get("metadata") or {}).get("resourceVersion")
-        body = {"metadata": {"resourceVersion": version}, "status": {"conditions": [*kept, new]}}
-        try:
-            await state.cluster.request(
-                "PATCH", path + "/status", body=body, content_type=MERGE_PATCH
-            )
-        except ApiError as exc:
-            if exc.code in (404, 405):
-                return exc.code == 405  # no status subresource: the Event still says it
-            if exc.code != 409 or attempt == _CONFLICT_RETRIES:
-                raise
-            continue
-        return True
-    return True
-
-
-_CONFLICT_RETRIES = 5
-
-
-def _says(obj: Mapping[str, Any], holds: bool, reason: str, message: str) -> bool:
-    conditions = (obj.get("status") or {}).get("conditions") or ()
-    current = next((c for c in conditions if c.get("type") == CONDITION), None)
-    wanted = {"status": "True" if holds else "False", "reason": reason, "message": message}
-    return current is not None and all(current.get(k) == v for k, v in wanted.items())
 
 
 def _bound(pod: Mapping[str, Any]) -> bool:

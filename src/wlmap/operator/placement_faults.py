@@ -26,7 +26,7 @@ import kopf
 from wlmap.errors import ClusterError
 from wlmap.operator.cache import complete_chain
 from wlmap.operator.gating import opted_in
-from wlmap.operator.placement import report
+from wlmap.operator.placement_condition import report
 from wlmap.operator.reports import log_name
 from wlmap.operator.state import State
 from wlmap.operator.steps import is_mapped, retrying

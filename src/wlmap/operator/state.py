@@ -33,6 +33,8 @@ class State:
     reports: Reports = field(default_factory=Reports)
     waiting: dict[str, float] = field(default_factory=dict)  # uid: last delay before a recheck
     rechecks: set[str] = field(default_factory=set)  # uids with a recheck planned
+    # uid: the placement condition last said (status, reason, message, its Event unsent)
+    placement_said: dict[str, tuple[bool, str, str, bool]] = field(default_factory=dict)
     kinds: set[tuple[str, str]] = field(default_factory=set)
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     leader: LeaderElection | None = None

@@ -15,6 +15,7 @@ from typing import Any
 from wlmap.errors import ClusterError, WlmapError, WorkloadNotFoundError
 from wlmap.operator.gating import is_gated
 from wlmap.operator.placement import place
+from wlmap.operator.placement_condition import restate
 from wlmap.operator.reconcile import Interpreted, Outcome, forget, reconcile
 from wlmap.operator.reports import log_name, post_event, set_degraded
 from wlmap.operator.state import State
@@ -50,6 +51,8 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
             gated = bool(seen) and any(map(is_gated, seen[0].pods))
             if gated and await place(state, obj, seen[0].view, seen[0].pods):
                 _place_later(state, obj)
+            elif seen and not gated:
+                await restate(state, obj)
 
     return step
 
@@ -130,6 +133,7 @@ async def forget_workload(state: State, obj: Mapping[str, Any]) -> None:
     uid = str((obj.get("metadata") or {}).get("uid"))
     state.waiting.pop(uid, None)
     state.reports.reported.pop(uid, None)
+    state.placement_said.pop(uid, None)
     for origin, failing in list(state.reports.failing.items()):
         if uid in failing and state.reports.evaluated(origin, uid, None):
             await set_degraded(state.cluster, state.discovery, origin, failing)

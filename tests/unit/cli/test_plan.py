@@ -155,6 +155,42 @@ def test_the_lws_sample_renders_one_patch_for_its_gpu_workers(
     assert "component leader: no GPUs, left out of gang placement" in err
 
 
+def _statefulset_file(tmp_path: Path, intent: bool) -> str:
+    """Kueue's sample StatefulSet with 4 GPUs a pod, its pods requiring one rack or not."""
+    (statefulset,) = yaml.safe_load_all(
+        corpus_path("core-workloads/kueue-sample-statefulset.yaml").read_text()
+    )
+    template = statefulset["spec"]["template"]
+    template["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = "4"
+    if intent:
+        template["metadata"]["annotations"] = {"kueue.x-k8s.io/podset-required-topology": RACK}
+    path = tmp_path / "statefulset.yaml"
+    path.write_text(yaml.safe_dump(statefulset))
+    return str(path)
+
+
+def test_a_statefulset_whose_pods_require_a_rack_is_planned_as_one_gang_else_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ("--cluster", str(CLUSTER), "-o", "json")
+    code, out, err = plan(capsys, "-f", _statefulset_file(tmp_path, True), *args)
+    assert code == OK, err
+    (cluster,) = json.loads(out)["items"]
+    (gang,) = cluster["plans"]
+    assert gang["gang"] == "StatefulSet default/nginx-statefulset gang pods"
+    assert (gang["pods"], gang["gpusPerPod"], gang["fits"]) == (3, 4, True)
+    assert gang["domain"]["level"] == RACK and gang["required"]["level"] == RACK
+    block, rack = gang["domain"]["values"]
+    assert all(n["name"].startswith(f"gpu-{block}-{rack}-") for n in gang["nodes"])
+    assert sum(n["pods"] for n in gang["nodes"]) == 3
+    code, _, err = plan(capsys, "-f", _statefulset_file(tmp_path, False), *args)
+    assert code == UNREADABLE_INPUT
+    assert (
+        "StatefulSet default/nginx-statefulset: no gang: its definition declares none and its "
+        "GPU pods carry no topology intent" in err
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [

@@ -116,7 +116,7 @@ def _requests(session: Session, found: Sequence[Found]) -> list[tuple[Found, lis
         why = (
             "no gang of pods that take whole GPUs (see the warnings for what was left out)"
             if view.gang_groups
-            else "no gang: its definition declares none (its pods are scheduled one by one)"
+            else "no gang: its definition declares none and its GPU pods carry no topology intent"
         )
         problems.append((origin, f"{workload}: {why}; a plan places gangs"))
     if not asked:

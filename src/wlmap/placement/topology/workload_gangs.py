@@ -25,6 +25,12 @@ Topology intent, most specific first (the first source that sets a field wins):
    ``kai.scheduler/topology-required-placement``, ``kai.scheduler/topology-preferred-placement``
    (``kai.scheduler/topology`` names the Topology object and is kept for the report).
 
+A workload whose definition declares no gang (a StatefulSet, a Deployment) but whose GPU
+pods carry a topology intent (a Kueue pod-template annotation above, or KAI's workload
+annotations) is one gang of all its GPU pods, as Kueue admits a StatefulSet's replicas
+as one pod group (its webhook sets the group's total count to ``spec.replicas``) and
+places the group by the template's TAS annotations. Without any intent it has no gang.
+
 Levels are node-label keys; :func:`to_gang` turns them into the topology's level indices,
 and a level the topology lacks is an error naming the workload, the source and the levels.
 """
@@ -42,7 +48,7 @@ from wlmap.workload import ComponentView, GangGroup, WorkloadView
 from wlmap.workload.gangs import scheduled_gangs
 from wlmap.workload.gpus import is_gpu_resource
 
-__all__ = ["Intent", "WorkloadGang", "gang_requests", "to_gang"]
+__all__ = ["INTENT_GROUP", "Intent", "WorkloadGang", "gang_requests", "to_gang"]
 
 KUEUE = "kueue.x-k8s.io/"
 KAI = "kai.scheduler/"
@@ -57,6 +63,11 @@ KAI_SEGMENT_SIZE = KAI + "segment-size"
 KAI_SEGMENT_LEVEL = KAI + "segment-topology-required-placement"
 # (slice level annotation, slice size annotation) pairs, Kueue first
 _SLICES = ((KUEUE_SLICE_LEVEL, KUEUE_SLICE_SIZE), (KAI_SEGMENT_LEVEL, KAI_SEGMENT_SIZE))
+# what makes the GPU pods of a workload without a gang one group: on a pod template, on the workload
+_POD_INTENT = (KUEUE_REQUIRED, KUEUE_PREFERRED, KUEUE_SLICE_LEVEL, KAI_SEGMENT_LEVEL)
+_WORKLOAD_INTENT = (KAI_REQUIRED, KAI_PREFERRED)
+INTENT_GROUP = "pods"
+"""The name of the one gang of a workload without a gang whose GPU pods carry an intent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +120,9 @@ def gang_requests(
 ) -> list[WorkloadGang]:
     """The gangs of a workload, with their topology intent.
 
+    A workload whose definition declares no gang gives one gang of all its GPU pods when
+    they carry a topology intent, and none without (see the module's docstring).
+
     Args:
         view: the workload's view.
         annotations: the workload object's own annotations (KAI reads them there).
@@ -123,12 +137,38 @@ def gang_requests(
     notes: list[str] = warnings if warnings is not None else []
     top = annotations or {}
     found: list[WorkloadGang] = []
-    for group in scheduled_gangs(view.gang_groups):
+    groups = scheduled_gangs(view.gang_groups)
+    if not groups:
+        intended = _intended_group(view, top)
+        return (
+            _gangs(view, workload, file, intended, None, top, notes, every=True) if intended else []
+        )
+    for group in groups:
         parts = group.sub_groups or (group,)
         for part in parts:
             outer = group if part is not group else None
             found.extend(_gangs(view, workload, file, part, outer, top, notes))
     return found
+
+
+def _intended_group(view: WorkloadView, top: Mapping[str, str]) -> GangGroup | None:
+    """All GPU pods of a workload without a gang as one group, when a topology intent is
+    written on one of their templates or on the workload; None without any."""
+    gpu = [
+        c
+        for c in view.components
+        if c.pods > 0 and c.template is not None and c.per_pod and (c.per_pod.gpus or c.per_pod.mig)
+    ]
+    on_pods = any(
+        (((c.template or {}).get("metadata") or {}).get("annotations") or {}).get(key)
+        for c in gpu
+        for key in _POD_INTENT
+    )
+    if not gpu or not (on_pods or any(top.get(key) for key in _WORKLOAD_INTENT)):
+        return None
+    members = tuple(dict.fromkeys(c.name for c in gpu))
+    pods = sum(c.pods for c in gpu)
+    return GangGroup(INTENT_GROUP, pods, members, source="topology intent")
 
 
 def _gangs(
@@ -139,7 +179,10 @@ def _gangs(
     outer: GangGroup | None,
     top: Mapping[str, str],
     notes: list[str],
+    *,
+    every: bool = False,
 ) -> list[WorkloadGang]:
+    """The gangs of one group; with ``every``, each component's pods all (not its minimum)."""
     members = _members(view, group.members)
     total = sum(c.pods for c in members)
     if not members or total == 0:
@@ -151,6 +194,7 @@ def _gangs(
     for component in members:
         gpus = _whole_gpus(component, workload, file)
         count = component.pods // units if units > 1 else component.min_pods
+        count = component.pods if every else count
         if gpus == 0:
             notes.append(
                 f"{workload} component {component.name}: no GPUs, left out of gang placement"

@@ -18,7 +18,12 @@ from wlmap.catalog import builtin_registry
 from wlmap.definitions.gang import Topology as PodGroupTopology
 from wlmap.errors import PlacementInputError
 from wlmap.placement.topology.scenarios import kueue_tas, node_list, tiresias
-from wlmap.placement.topology.workload_gangs import WorkloadGang, gang_requests, to_gang
+from wlmap.placement.topology.workload_gangs import (
+    INTENT_GROUP,
+    WorkloadGang,
+    gang_requests,
+    to_gang,
+)
 from wlmap.sources.manifests import Manifest
 from wlmap.sources.workloads import WorkloadReader
 from wlmap.workload import GangGroup, WorkloadView
@@ -29,6 +34,7 @@ RACK_NODES = Path(__file__).parent / "data" / "rack_nodes.yaml"
 LWS = "lws-leaderworkerset/kueue-sample-leaderworkerset-tas-gpu.yaml"
 KUEUE_JOB = "core-workloads/kueue-tas-sample-job-required.yaml"
 PYTORCH = "kubeflow-pytorchjob/deepspeed-demo-gpu.yaml"
+STATEFULSET = "core-workloads/kueue-sample-statefulset.yaml"
 
 
 def corpus_object(relative: str) -> dict[str, Any]:
@@ -167,3 +173,73 @@ def test_the_definitions_podgroup_topology_is_read_for_the_group_and_its_subgrou
     assert worker.preferred is not None and worker.preferred.level == RACK
     assert worker.preferred.source == "podGroup topology of subgroup worker"
     assert worker.topology_name == "t"
+
+
+def _statefulset_with_gpus(gpus: str) -> dict[str, Any]:
+    """Kueue's sample StatefulSet, its pods asking for ``gpus`` GPUs each."""
+    statefulset = corpus_object(STATEFULSET)
+    container = statefulset["spec"]["template"]["spec"]["containers"][0]
+    container["resources"]["requests"]["nvidia.com/gpu"] = gpus
+    return statefulset
+
+
+def test_a_statefulset_without_topology_intent_has_no_gang() -> None:
+    statefulset = _statefulset_with_gpus("8")
+    assert not view_of(statefulset).gang_groups  # its definition declares none
+    warnings: list[str] = []
+    assert requests(statefulset, warnings) == []
+    assert requests(corpus_object(STATEFULSET), warnings) == []  # nor without GPUs
+    assert warnings == []
+
+
+def test_a_statefulset_whose_pods_require_a_rack_is_one_gang_of_all_its_replicas() -> None:
+    statefulset = _statefulset_with_gpus("8")
+    template = statefulset["spec"]["template"]
+    template["metadata"]["annotations"] = {"kueue.x-k8s.io/podset-required-topology": RACK}
+    replicas = statefulset["spec"]["replicas"]
+    (gang,) = requests(statefulset)
+    assert gang.name == f"StatefulSet default/nginx-statefulset gang {INTENT_GROUP}"
+    assert (gang.pods, gang.gpus_per_pod, gang.components) == (replicas, 8, ("statefulset",))
+    assert gang.required is not None and gang.required.level == RACK
+    assert gang.required.source == (
+        "annotation kueue.x-k8s.io/podset-required-topology of component statefulset"
+    )
+    placed = to_gang(gang, kueue_tas().topology)
+    assert (placed.pods, placed.required_level, placed.preferred_level) == (replicas, 1, None)
+    # every replica is in the gang, not a minimum: scaled up, the gang grows with it
+    statefulset["spec"]["replicas"] = replicas + 2
+    (grown,) = requests(statefulset)
+    assert grown.pods == replicas + 2
+
+
+def test_a_statefulset_is_grouped_by_kai_workload_annotations_or_a_slice_too() -> None:
+    statefulset = _statefulset_with_gpus("1")
+    statefulset["metadata"]["annotations"] = {"kai.scheduler/topology-preferred-placement": RACK}
+    (gang,) = requests(statefulset)
+    assert gang.required is None and gang.preferred is not None
+    assert gang.preferred.source == (
+        "annotation kai.scheduler/topology-preferred-placement of the workload"
+    )
+    del statefulset["metadata"]["annotations"]
+    statefulset["spec"]["replicas"] = 4
+    statefulset["spec"]["template"]["metadata"]["annotations"] = {
+        "kueue.x-k8s.io/podset-slice-required-topology": "kubernetes.io/hostname",
+        "kueue.x-k8s.io/podset-slice-size": "2",
+    }
+    (sliced,) = requests(statefulset)
+    assert (sliced.pods, sliced.slice_size, sliced.required) == (4, 2, None)
+
+
+def test_a_statefulset_of_cpu_pods_with_an_intent_has_no_gang_and_mig_pods_are_refused() -> None:
+    statefulset = corpus_object(STATEFULSET)
+    annotations = {"kueue.x-k8s.io/podset-required-topology": RACK}
+    statefulset["spec"]["template"]["metadata"]["annotations"] = annotations
+    assert requests(statefulset) == []  # no GPU pods to place
+    requested = statefulset["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]
+    requested["nvidia.com/mig-1g.10gb"] = "1"
+    with pytest.raises(
+        PlacementInputError,
+        match="StatefulSet default/nginx-statefulset component statefulset: "
+        "a gang pod takes whole GPUs",
+    ):
+        requests(statefulset)
