@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wlmap.definitions.registry import Entry
+from wlmap.operator.gating import is_gated
 from wlmap.operator.groups import Desired, desired_state
 from wlmap.operator.reports import Refusal
 from wlmap.operator.settings import GANG_KINDS, Settings
@@ -185,7 +186,8 @@ async def link_pods(
     written: Written | None = None,
 ) -> int:
     """Patch each pod's group link annotation where its copy lacks it; with ``written``,
-    not again while the copy lags a link already written. The number patched."""
+    not again while the copy lags a link already written, and not for a gated pod: its
+    release writes the link (see ``placement.release``). The number patched."""
     annotation = settings.pod_link
     resource = discovery.find("", "Pod")
     if annotation is None or resource is None:
@@ -198,6 +200,9 @@ async def link_pods(
             continue
         if written is not None:
             if not written.needs_link(pod, annotation, group):
+                continue
+            if is_gated(pod):  # linked by the patch that releases it
+                written.defer(pod, annotation, group)
                 continue
         elif (meta.get("annotations") or {}).get(annotation) == group:
             continue

@@ -9,6 +9,8 @@ although nothing in them changed. Here each write is remembered:
 - a pod's group link until a copy of the pod shows it (or the pod is gone), and at most
   ``LINK_MEMORY_SECONDS``: a link removed by someone else before the watch ever showed it
   is written again after that;
+- a gated pod's link, kept for the patch that releases the pod (its link matters only
+  to its scheduler, which does not see it before), so that the pod is patched once;
 - a gang object's applied body with the ``resourceVersion`` the server answered; applying
   the same body again is skipped while the object listed is still that version (anything
   else that changed it, even in a field the apply does not own, makes it apply again).
@@ -42,6 +44,7 @@ class Written:
         self._clock = clock
         self._links: dict[str, tuple[str, float]] = {}  # pod uid -> (group, when written)
         self._applied: dict[str, tuple[str, str]] = {}  # path -> (body, resourceVersion)
+        self._deferred: dict[str, tuple[str, str]] = {}  # pod uid -> (annotation, group)
 
     def needs_link(self, pod: Mapping[str, Any], annotation: str, group: str) -> bool:
         """Whether ``pod`` must be patched to carry ``group``: it does not show it, and the
@@ -61,7 +64,18 @@ class Written:
 
     def linked(self, pod: Mapping[str, Any], group: str) -> None:
         """Remember that ``pod`` was patched to carry ``group``."""
-        self._links[str(uid_of(pod))] = (group, self._clock())
+        uid = str(uid_of(pod))
+        self._links[uid] = (group, self._clock())
+        self._deferred.pop(uid, None)
+
+    def defer(self, pod: Mapping[str, Any], annotation: str, group: str) -> None:
+        """Keep a gated pod's link for the patch that releases it (one write, not two:
+        nothing schedules the pod before that)."""
+        self._deferred[str(uid_of(pod))] = (annotation, group)
+
+    def deferred(self, pod: Mapping[str, Any]) -> tuple[str, str] | None:
+        """The (annotation, group) kept for ``pod``'s release, if any."""
+        return self._deferred.get(str(uid_of(pod)))
 
     def link_pending(self, pod: Mapping[str, Any]) -> bool:
         """Whether a link was written to ``pod`` (recently) that its copy does not show
@@ -72,6 +86,7 @@ class Written:
     def gone(self, pod: Mapping[str, Any]) -> None:
         """Forget a deleted pod."""
         self._links.pop(str(uid_of(pod)), None)
+        self._deferred.pop(str(uid_of(pod)), None)
 
     def needs_apply(self, path: str, body: str, current: Mapping[str, Any] | None) -> bool:
         """Whether the gang object at ``path`` must be applied with ``body``: it is not
@@ -96,8 +111,8 @@ class Written:
 
     @property
     def pending(self) -> int:
-        """Links and applied objects remembered."""
-        return len(self._links) + len(self._applied)
+        """Links, deferred links and applied objects remembered."""
+        return len(self._links) + len(self._deferred) + len(self._applied)
 
 
 def body_of(item: Mapping[str, Any]) -> str:

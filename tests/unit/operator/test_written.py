@@ -1,6 +1,6 @@
 """Writes not repeated: a pod's group link is patched once while the operator's copy of
-the pod lags the patch, and a gang object is applied again only when it or its body
-changed. Each write the memory stops is counted as requests against a recording server."""
+the pod lags the patch (a gated pod's in the patch that releases it), and a gang object
+is applied again only when it or its body changed. Each write the memory stops is counted as requests against a recording server."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ from typing import Any, cast
 from tests.unit.operator.test_cache import fed_cache
 from tests.unit.sources.jobset_family import jobset_family
 from wlmap.operator.cache import has_unlinked_pods
+from wlmap.operator.gating import GATE
+from wlmap.operator.placement import release
 from wlmap.operator.reconcile import link_pods
 from wlmap.operator.settings import POD_LINKS, Settings
+from wlmap.operator.state import State
 from wlmap.operator.writes import apply
 from wlmap.operator.written import LINK_MEMORY_SECONDS, Written
 from wlmap.sources.cluster import ApiError, Cluster, Discovery
@@ -30,10 +33,12 @@ class Recorder:
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, str]] = []
+        self.bodies: list[Any] = []
         self.version = 100
 
-    async def request(self, method: str, path: str, **_: Any) -> dict[str, Any]:
+    async def request(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         self.requests.append((method, path))
+        self.bodies.append(kwargs.get("body"))
         if method == "GET":
             raise ApiError(f"GET {path}: not found", 404)
         self.version += 1
@@ -103,6 +108,24 @@ def test_without_memory_every_lagging_copy_is_patched_again() -> None:
     _link(server, stale, None)
     _link(server, stale, None)
     assert server.writes() == 2 * len(stale)
+
+
+def test_a_gated_pod_is_linked_by_the_patch_that_releases_it() -> None:
+    gated = copy.deepcopy(jobset_family().pods)
+    for pod in gated:
+        pod["spec"]["schedulingGates"] = [{"name": GATE}]
+    server = Recorder()
+    state = State(SETTINGS)
+    state.cluster = cast(Cluster, server)
+    assert _link(server, gated, state.written) == 0  # nothing schedules them yet
+    asyncio.run(release(state, gated, None))
+    assert server.writes() == len(gated)  # one patch a pod: gate off, link on
+    for body in server.bodies:
+        assert body["metadata"]["annotations"] == {LINK: "pg-job"}
+        assert body["spec"]["schedulingGates"] is None
+    # the copies still lag (gated, unlinked): neither patched again nor brought back
+    assert _link(server, gated, state.written) == 0
+    assert server.writes() == len(gated)
 
 
 def _group(min_member: int) -> dict[str, Any]:
