@@ -20,6 +20,7 @@ from typing import Any
 from wlmap.operator.gating import is_gated
 from wlmap.operator.rbac import INTERMEDIATE_OWNERS
 from wlmap.operator.settings import Settings
+from wlmap.operator.written import Written
 from wlmap.sources.cluster import Cluster, Discovery
 from wlmap.sources.cluster.cache import CLAIMS, ClusterCache
 from wlmap.sources.inventory import uid_of
@@ -35,9 +36,11 @@ def operator_cache(
     settings: Settings,
     fed: Iterable[tuple[str, str]],
     wanted: Callable[[dict[str, Any]], None],
+    written: Written | None = None,
 ) -> ClusterCache:
     """The cache for the served namespaces; ``wanted`` is called with each watched object
-    whose workload should be reconciled (from the watch's task: it must not block).
+    whose workload should be reconciled (from the watch's task: it must not block). A pod
+    whose link was ``written`` and is not shown yet does not bring its workload back.
 
     Args:
         fed: (group, kind) of the types kopf watches and the handlers feed in.
@@ -53,8 +56,10 @@ def operator_cache(
     def listener(event_type: str, obj: dict[str, Any]) -> None:
         if event_type == "DELETED":
             if _is_pod(obj):
+                if written is not None:
+                    written.gone(obj)
                 wanted(obj)
-        elif has_unlinked_pods(cache, settings, obj):
+        elif has_unlinked_pods(cache, settings, obj, written):
             wanted(obj)
 
     cache = ClusterCache(
@@ -76,9 +81,15 @@ async def complete_chain(cache: ClusterCache, obj: Mapping[str, Any]) -> list[di
     return [] if cache.index.missing_owner(obj) is not None else chain
 
 
-def has_unlinked_pods(cache: ClusterCache, settings: Settings, obj: Mapping[str, Any]) -> bool:
+def has_unlinked_pods(
+    cache: ClusterCache,
+    settings: Settings,
+    obj: Mapping[str, Any],
+    written: Written | None = None,
+) -> bool:
     """Whether the object is, or controls (down its chain), a pod without its group link
-    or with the placement gate (it waits for the placement controller)."""
+    (nor one ``written`` and not shown yet) or with the placement gate (it waits for the
+    placement controller)."""
     annotation = settings.pod_link  # None: pods are linked by admission (Workload API)
     if _is_pod(obj):
         candidates: Iterable[Mapping[str, Any]] = [obj]
@@ -91,6 +102,7 @@ def has_unlinked_pods(cache: ClusterCache, settings: Settings, obj: Mapping[str,
             or (
                 annotation is not None
                 and annotation not in ((pod.get("metadata") or {}).get("annotations") or {})
+                and not (written is not None and written.link_pending(pod))
             )
         )
         for pod in candidates

@@ -99,6 +99,7 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
                 state.settings,
                 kinds,
                 lambda obj: state.spawn(_queue_top_owner(state, obj)),
+                state.written,
             )
             state.cache.start()
         if state.settings.leader_elect:
@@ -224,7 +225,9 @@ def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
             state.cache.observe(event.get("type"), obj)
         if owned_by_mapped(state, obj):
             # its owner's gang covers it; pods seen before it join that gang now
-            if state.cache is not None and has_unlinked_pods(state.cache, state.settings, obj):
+            if state.cache is not None and has_unlinked_pods(
+                state.cache, state.settings, obj, state.written
+            ):
                 await _queue_top_owner(state, obj)
             return
         uid = str((obj.get("metadata") or {}).get("uid"))
@@ -233,10 +236,24 @@ def _workload_handler(state: State) -> Callable[..., Awaitable[None]]:
             if state.serves_namespace((obj.get("metadata") or {}).get("namespace")):
                 await submit(state, uid, lambda: forget_workload(state, obj))
             return
-        if state.serves(obj):
+        if state.serves(obj) and not _unchanged(state, obj):
             await submit(state, uid, reconcile_step(state, obj))
 
     return on_workload
+
+
+def _unchanged(state: State, obj: Mapping[str, Any]) -> bool:
+    """Whether the event changes nothing a reconciliation reads (with cached reads only:
+    then its pods' changes bring the workload back on their own, see ``read_keys``)."""
+    if state.cache is None:
+        return False
+    entry = state.store.registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
+    if entry is None:
+        return False
+    if state.read_keys.unchanged(obj, entry.definition):
+        state.skipped += 1
+        return True
+    return False
 
 
 def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:

@@ -226,12 +226,16 @@ async def cluster_objects(state: State) -> list[dict[str, Any]]:
 async def release(
     state: State, pods: Sequence[Mapping[str, Any]], term: Mapping[str, Any] | None
 ) -> None:
-    """Remove the gate from each pod, narrowing its node affinity by ``term`` first."""
+    """Remove the gate from each pod, narrowing its node affinity by ``term`` first; the
+    group link its reconciliation kept for the release is written in the same patch."""
     assert state.cluster is not None
     for pod in pods:
         meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
         gates = [g for g in spec.get("schedulingGates") or () if g.get("name") != GATE]
         body: dict[str, Any] = {"spec": {"schedulingGates": gates or None}}
+        link = state.written.deferred(pod)
+        if link is not None:
+            body["metadata"] = {"annotations": {link[0]: link[1]}}
         if term is not None:
             affinity = copy.deepcopy(dict(spec.get("affinity") or {}))
             affinity["nodeAffinity"] = _narrowed(affinity.get("nodeAffinity") or {}, term)
@@ -242,6 +246,9 @@ async def release(
         except ApiError as exc:
             if exc.code != 404:  # deleted meanwhile
                 raise
+            continue
+        if link is not None:
+            state.written.linked(pod, link[1])
 
 
 def _narrowed(node_affinity: Mapping[str, Any], term: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from wlmap.definitions.registry import Entry
+from wlmap.operator.gating import is_gated
 from wlmap.operator.groups import Desired, desired_state
 from wlmap.operator.reports import Refusal
 from wlmap.operator.settings import GANG_KINDS, Settings
 from wlmap.operator.store import DefinitionStore
 from wlmap.operator.writes import apply, delete_unwanted, owned_objects
+from wlmap.operator.written import Written
 from wlmap.sources.cluster import (
     ApiError,
     Cluster,
@@ -76,12 +78,15 @@ async def reconcile(
     obj: Mapping[str, Any],
     cache: ClusterCache | None = None,
     seen: list[Interpreted] | None = None,
+    written: Written | None = None,
 ) -> Outcome | None:
     """Apply the gang objects of one workload; None when no definition covers it or it is
     gone. Its pods, claims and owners come from ``cache`` when given, else from the server.
     The view of a workload that evaluated cleanly, and its pods, are appended to ``seen``
     before anything is written (the placement controller plans from them even when the
-    writes fail). Raises ClusterError (retried by the caller) when the server fails."""
+    writes fail). With ``written``, what an earlier reconciliation wrote and the cluster's
+    copies already show, or do not show yet, is not written again. Raises ClusterError
+    (retried by the caller) when the server fails."""
     entry = store.registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
     resource = discovery.serving(str(obj.get("apiVersion", "")), str(obj.get("kind")))
     if entry is None or resource is None:
@@ -115,15 +120,15 @@ async def reconcile(
     )
     applied, refusals, refused_names = 0, list[Refusal](), set[str]()
     for item in desired.objects:
-        refused = await apply(cluster, discovery, item, owned)
+        refused = await apply(cluster, discovery, item, owned, written)
         if refused is None:
             applied += 1
         else:
             refusals.append(refused)
             refused_names.add(item["metadata"]["name"])
-    deleted = await delete_unwanted(cluster, discovery, owned, desired.objects)
+    deleted = await delete_unwanted(cluster, discovery, owned, desired.objects, written)
     links = {pod: g for pod, g in desired.pod_groups.items() if g not in refused_names}
-    linked = await _link_pods(cluster, discovery, settings, pods or [], links)
+    linked = await link_pods(cluster, discovery, settings, pods or [], links, written)
     return Outcome(applied, deleted, linked, entry.origin, None, tuple(refusals))
 
 
@@ -152,7 +157,11 @@ def _interpreted(
 
 
 async def forget(
-    cluster: Cluster, discovery: Discovery, settings: Settings, obj: Mapping[str, Any]
+    cluster: Cluster,
+    discovery: Discovery,
+    settings: Settings,
+    obj: Mapping[str, Any],
+    written: Written | None = None,
 ) -> int:
     """Delete the gang objects of a deleted workload (the garbage collector does the same
     through owner references on clusters that run it)."""
@@ -161,20 +170,24 @@ async def forget(
     owned = await owned_objects(
         cluster, discovery, kinds, meta.get("namespace"), str(meta.get("uid"))
     )
-    return await delete_unwanted(cluster, discovery, owned, [])
+    return await delete_unwanted(cluster, discovery, owned, [], written)
 
 
 def _target_kinds(settings: Settings) -> set[tuple[str, str]]:
     return set(GANG_KINDS[settings.target])
 
 
-async def _link_pods(
+async def link_pods(
     cluster: Cluster,
     discovery: Discovery,
     settings: Settings,
     pods: list[dict[str, Any]],
     groups: Mapping[str, str],
+    written: Written | None = None,
 ) -> int:
+    """Patch each pod's group link annotation where its copy lacks it; with ``written``,
+    not again while the copy lags a link already written, and not for a gated pod: its
+    release writes the link (see ``placement.release``). The number patched."""
     annotation = settings.pod_link
     resource = discovery.find("", "Pod")
     if annotation is None or resource is None:
@@ -183,7 +196,15 @@ async def _link_pods(
     for pod in pods:
         meta = pod.get("metadata") or {}
         group = groups.get(str(meta.get("name")))
-        if group is None or (meta.get("annotations") or {}).get(annotation) == group:
+        if group is None:
+            continue
+        if written is not None:
+            if not written.needs_link(pod, annotation, group):
+                continue
+            if is_gated(pod):  # linked by the patch that releases it
+                written.defer(pod, annotation, group)
+                continue
+        elif (meta.get("annotations") or {}).get(annotation) == group:
             continue
         patch = {"metadata": {"annotations": {annotation: group}}}
         try:
@@ -194,6 +215,8 @@ async def _link_pods(
                 content_type=MERGE_PATCH,
             )
             linked += 1
+            if written is not None:
+                written.linked(pod, group)
         except ApiError as exc:
             if exc.code != 404:
                 raise

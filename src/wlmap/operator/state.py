@@ -1,5 +1,6 @@
 """What the operator's handlers share: settings, the connection, discovery, the
-definitions in use, the work queue, what was reported, and which namespaces are served."""
+definitions in use, the work queue, what was reported and written, and which namespaces
+are served."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from typing import Any
 from wlmap.operator.capacity import CapacityCache
 from wlmap.operator.leader import LeaderElection
 from wlmap.operator.queue import WorkQueue
+from wlmap.operator.read_keys import ReadKeys
 from wlmap.operator.reports import Reports
 from wlmap.operator.settings import Settings
 from wlmap.operator.store import DefinitionStore
+from wlmap.operator.written import Written
 from wlmap.sources.cluster import Cluster, Discovery
 from wlmap.sources.cluster.cache import ClusterCache
 
@@ -31,6 +34,8 @@ class State:
     queue: WorkQueue = field(default_factory=WorkQueue)
     later: set[asyncio.Task[None]] = field(default_factory=set)
     reports: Reports = field(default_factory=Reports)
+    written: Written = field(default_factory=Written)  # links and gang objects not seen back
+    read_keys: ReadKeys = field(default_factory=ReadKeys)  # workloads as last reconciled
     waiting: dict[str, float] = field(default_factory=dict)  # uid: last delay before a recheck
     rechecks: set[str] = field(default_factory=set)  # uids with a recheck planned
     # uid: the placement condition last said (status, reason, message, its Event unsent)
@@ -39,6 +44,7 @@ class State:
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     leader: LeaderElection | None = None
     reconciled: int = 0
+    skipped: int = 0  # workload events that changed nothing a reconciliation reads
     failures: int = 0
 
     def spawn(self, step: Coroutine[Any, Any, None]) -> None:

@@ -42,11 +42,22 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
         seen: list[Interpreted] = []
         try:
             outcome = await reconcile(
-                cluster, discovery, state.store, state.settings, obj, state.cache, seen
+                cluster,
+                discovery,
+                state.store,
+                state.settings,
+                obj,
+                state.cache,
+                seen,
+                state.written,
             )
             if outcome is not None:
                 await _report(state, obj, outcome)
             _wait_for_references(state, obj, outcome)
+            if outcome is not None and _clean(outcome):
+                state.read_keys.reconciled(obj)
+            else:
+                state.read_keys.forget(obj)
         finally:  # gated pods wait for placement, not for the gang objects' writes
             gated = bool(seen) and any(map(is_gated, seen[0].pods))
             if gated and await place(state, obj, seen[0].view, seen[0].pods):
@@ -55,6 +66,12 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
                 await restate(state, obj)
 
     return step
+
+
+def _clean(outcome: Outcome) -> bool:
+    """Whether everything was written and nothing refused or awaited: an event that
+    changes nothing it read need not run it again."""
+    return outcome.evaluation_failure is None and not outcome.refusals and not outcome.waiting_for
 
 
 def _place_later(state: State, obj: Mapping[str, Any]) -> None:
@@ -129,9 +146,10 @@ async def forget_workload(state: State, obj: Mapping[str, Any]) -> None:
     """Delete a deleted workload's gang objects and forget what was reported about it (a
     definition stays ``Degraded`` only for workloads that exist)."""
     assert state.cluster is not None and state.discovery is not None
-    await forget(state.cluster, state.discovery, state.settings, obj)
+    await forget(state.cluster, state.discovery, state.settings, obj, state.written)
     uid = str((obj.get("metadata") or {}).get("uid"))
     state.waiting.pop(uid, None)
+    state.read_keys.forget(obj)
     state.reports.reported.pop(uid, None)
     state.placement_said.pop(uid, None)
     for origin, failing in list(state.reports.failing.items()):

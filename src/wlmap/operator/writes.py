@@ -9,12 +9,12 @@ with ``force`` would take it over.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from wlmap.operator.reports import Refusal
 from wlmap.operator.settings import FIELD_MANAGER, WORKLOAD_UID_LABEL
+from wlmap.operator.written import Written, body_of
 from wlmap.sources.cluster import ApiError, Cluster, Discovery
 from wlmap.sources.cluster.connection import APPLY_PATCH
 from wlmap.sources.cluster.listing import list_objects
@@ -44,9 +44,14 @@ async def owned_objects(
 
 
 async def apply(
-    cluster: Cluster, discovery: Discovery, item: Mapping[str, Any], owned: Owned
+    cluster: Cluster,
+    discovery: Discovery,
+    item: Mapping[str, Any],
+    owned: Owned,
+    written: Written | None = None,
 ) -> Refusal | None:
     """Apply one gang object; a Refusal when its name is taken or the server refuses it.
+    With ``written``, an object listed as this same body left it is not applied again.
 
     Raises:
         ApiError, ClusterError: the server failed (retried by the caller).
@@ -57,6 +62,9 @@ async def apply(
         raise ApiError(f"the cluster does not serve {kind} ({item.get('apiVersion')})", 404)
     meta = item["metadata"]
     path = resource.path(meta.get("namespace"), meta["name"])
+    body = body_of(item)
+    if written is not None and not written.needs_apply(path, body, owned.get((kind, meta["name"]))):
+        return None
     if (kind, meta["name"]) not in owned:
         holder = await _holder(cluster, path, meta)
         if holder is not None:
@@ -66,10 +74,13 @@ async def apply(
                 "it is left alone and this workload has no such group",
             )
     params = {"fieldManager": FIELD_MANAGER, "force": "true"}
-    body = json.dumps(item)
     try:
-        await cluster.request("PATCH", path, params=params, body=body, content_type=APPLY_PATCH)
+        answer = await cluster.request(
+            "PATCH", path, params=params, body=body, content_type=APPLY_PATCH
+        )
     except ApiError as exc:
+        if written is not None:
+            written.deleted(path)
         if exc.code != 422:
             raise
         if kind in REPLACEABLE_KINDS and "immutable" in str(exc).lower():
@@ -77,11 +88,17 @@ async def apply(
             await cluster.request("PATCH", path, params=params, body=body, content_type=APPLY_PATCH)
             return None
         return Refusal("ApplyRefused", f"{kind} {meta['name']} refused by the server: {exc}")
+    if written is not None:
+        written.applied(path, body, answer)
     return None
 
 
 async def delete_unwanted(
-    cluster: Cluster, discovery: Discovery, owned: Owned, keep: Iterable[Mapping[str, Any]]
+    cluster: Cluster,
+    discovery: Discovery,
+    owned: Owned,
+    keep: Iterable[Mapping[str, Any]],
+    written: Written | None = None,
 ) -> int:
     """Delete the workload's objects that are not among ``keep`` (a gang key gone, a
     smaller spec, or a name from an older naming scheme)."""
@@ -93,8 +110,11 @@ async def delete_unwanted(
         resource = discovery.serving(str(obj.get("apiVersion", "")), kind)
         if resource is None:
             continue
+        path = resource.path(obj["metadata"].get("namespace"), name)
+        if written is not None:
+            written.deleted(path)
         try:
-            await cluster.request("DELETE", resource.path(obj["metadata"].get("namespace"), name))
+            await cluster.request("DELETE", path)
             deleted += 1
         except ApiError as exc:
             if exc.code != 404:
