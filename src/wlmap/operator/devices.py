@@ -49,7 +49,6 @@ __all__ = ["GANG_ATTRIBUTES", "NARROWED_FROM", "PLANNED", "place_devices", "temp
 GANG_ATTRIBUTES = "wlmap.dev/device-gang-attributes"  # annotation on the workload
 _RESOURCE = "/apis/resource.k8s.io/v1"
 CLAIMS_WAIT_SECONDS = 5.0
-REPORT_TRIES = 5
 
 
 async def place_devices(
@@ -76,7 +75,7 @@ async def place_devices(
         inventory = read_dra([*slices, *classes, *templates], "cluster")
         expected = len(workload_claims(view, inventory))
     except WlmapError as exc:
-        await _say(state, obj, False, "CannotPlan", str(exc))
+        await report(state, obj, False, "CannotPlan", str(exc))
         return False
     pods = sorted(
         (
@@ -88,7 +87,7 @@ async def place_devices(
     )
     if len(pods) < expected:
         said = f"{len(pods)} of {expected} pods with device claims exist"
-        await _say(state, obj, False, "WaitingForPods", said, event=False)
+        await report(state, obj, False, "WaitingForPods", said, event=False)
         return False
     gated = [p for p in pods if is_gated(p)]
     if not gated:
@@ -97,7 +96,7 @@ async def place_devices(
     unmade = [_name(p) for p in gated if len(generated(p)) < len(template_claims(p))]
     if unmade:
         said = f"waiting for the claims of {', '.join(unmade)} to be created"
-        await _say(state, obj, False, "WaitingForClaims", said, event=False)
+        await report(state, obj, False, "WaitingForClaims", said, event=False)
         return True
     by_name = {str((c.get("metadata") or {}).get("name")): c for c in claims}
     # narrowed before a restart, not released: their claims hold the plan already
@@ -114,18 +113,18 @@ async def place_devices(
             _plan, inventory, gated, claims, gang
         )
     except WlmapError as exc:
-        await _say(state, obj, False, "CannotPlan", str(exc))
+        await report(state, obj, False, "CannotPlan", str(exc))
         return False
     if allocation is None:
-        await _say(state, obj, False, "DoesNotFit", reason)
+        await report(state, obj, False, "DoesNotFit", reason)
         return True
     try:
         placed = await _apply(state, allocation, gated, by_name, inventory, identifying)
     except WlmapError as exc:
-        await _say(state, obj, False, "CannotPlan", str(exc))
+        await report(state, obj, False, "CannotPlan", str(exc))
         return False
     shared = f"; sharing {', '.join(gang)}" if gang else ""
-    await _say(state, obj, True, "Placed", "devices: " + "; ".join(placed) + shared)
+    await report(state, obj, True, "Placed", "devices: " + "; ".join(placed) + shared)
     return False
 
 
@@ -253,27 +252,6 @@ async def _with_claims(state: State, pods: Sequence[Mapping[str, Any]]) -> list[
                 if exc.code != 404:
                     raise
     return current
-
-
-async def _say(
-    state: State,
-    obj: Mapping[str, Any],
-    holds: bool,
-    reason: str,
-    message: str,
-    *,
-    event: bool = True,
-) -> None:
-    """The placement condition, read and written again when another writer got in
-    between (a Deployment's controller updates its status while its pods start): once
-    the pods are released nothing would bring the report back."""
-    for attempt in range(REPORT_TRIES):
-        try:
-            await report(state, obj, holds, reason, message, event=event)
-            return
-        except ApiError as exc:
-            if exc.code != 409 or attempt == REPORT_TRIES - 1:
-                raise
 
 
 async def _list(state: State, path: str) -> list[dict[str, Any]]:
