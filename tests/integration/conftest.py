@@ -161,10 +161,11 @@ def _empty(kube: Kube, namespace: str) -> None:
     wait_for(lambda: not kube.list("v1", "Pod", namespace), f"the pods of {namespace} gone")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def kueue(kwok_cluster: KwokCluster, pytestconfig: pytest.Config) -> Iterator[Kueue]:
     """Kueue's controller manager on the KWOK cluster (batch Jobs only), its CRDs and
-    webhooks installed."""
+    webhooks installed, for one test module: afterwards no Kueue acts on the shared
+    cluster's Jobs."""
     say = terminal(pytestconfig) or print
     try:
         binaries = build_binaries(progress=say, script=KUEUE_SCRIPT, what="kueue")

@@ -49,6 +49,7 @@ class Kueue:
     cluster: TestCluster
     kube: Kube
     webhook_port: int = field(default_factory=free_port)
+    _webhooks: list[dict[str, Any]] = field(default_factory=list)
     health_port: int = field(default_factory=free_port)
     _process: subprocess.Popen[bytes] | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -96,10 +97,16 @@ class Kueue:
         raise RuntimeError(f"kueue did not become ready: see {log_path}")
 
     def stop(self) -> None:
+        """Stop the manager and take its webhooks out: the cluster is shared by the
+        session, and a webhook of a stopped Kueue would suspend (or refuse) the Jobs other
+        tests submit, corpus Jobs carrying a queue-name label among them."""
         self._stop.set()
         if self._process is not None:
             terminate(self._process)
             self._process = None
+        for configuration in self._webhooks:
+            self.kube.delete(configuration)
+        self._webhooks.clear()
 
     def _configuration(self) -> dict[str, Any]:
         return {
@@ -165,7 +172,9 @@ class Kueue:
                         {**hook, "clientConfig": {"service": self._service_reference(path)}}
                     )
             name = "kueue-" + configuration["metadata"]["name"]
-            self.kube.create({**configuration, "metadata": {"name": name}, "webhooks": hooks})
+            self._webhooks.append(
+                self.kube.create({**configuration, "metadata": {"name": name}, "webhooks": hooks})
+            )
 
     def _mount_certificate(self) -> None:
         """Copy the certificate's Secret into the certificate folder, as a kubelet would
