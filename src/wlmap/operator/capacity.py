@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wlmap.sources.cluster import Cluster
 from wlmap.sources.cluster.discovery import ApiResource
-from wlmap.sources.cluster.informer import Informer
+from wlmap.sources.cluster.informer import Informer, Informers
 from wlmap.sources.cluster.object_index import ObjectIndex
 from wlmap.sources.inventory import uid_of
 
@@ -70,12 +70,13 @@ class CapacityCache:
         self.levels = tuple(levels)
         self.planning = asyncio.Lock()  # one plan at a time: read, plan, assume
         self._index = ObjectIndex()
-        self._informers = [
-            Informer(cluster, resource, None, self._index, self._changed)
-            for resource in (nodes, pods)
-            if resource is not None
-        ]
-        self._tasks: list[asyncio.Task[None]] = []
+        self._informers = Informers(
+            [
+                Informer(cluster, resource, None, self._index, self._changed)
+                for resource in (nodes, pods)
+                if resource is not None
+            ]
+        )
         self._node_keys: dict[str, tuple[object, ...]] = {}
         self._node_version = 0
         self._built: tuple[int, Occupancy] | None = None
@@ -85,15 +86,11 @@ class CapacityCache:
 
     def start(self) -> None:
         """Start listing and watching (in the running event loop)."""
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(informer.run()) for informer in self._informers]
+        self._informers.start()
 
     async def stop(self) -> None:
         """Stop every watch."""
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
+        await self._informers.stop()
 
     async def synced(self, timeout: float = SYNC_SECONDS) -> None:
         """Wait until nodes and pods have been listed once.
@@ -101,14 +98,7 @@ class CapacityCache:
         Raises:
             ClusterError: not within ``timeout`` seconds.
         """
-        from wlmap.errors import ClusterError  # noqa: PLC0415
-
-        try:
-            await asyncio.wait_for(
-                asyncio.gather(*(i.synced.wait() for i in self._informers)), timeout
-            )
-        except TimeoutError as exc:
-            raise ClusterError(f"nodes and pods were not listed within {timeout:.0f} s") from exc
+        await self._informers.synced(timeout, "nodes and pods")
 
     def observe(self, event_type: str, obj: dict[str, Any]) -> None:
         """A change of a node or a pod fed by hand (as a watch would bring it)."""

@@ -13,16 +13,15 @@ requests are counted, as they are the ones a watch could save.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from wlmap.definitions.registry import Registry
-from wlmap.errors import ClusterError, WorkloadNotFoundError
+from wlmap.errors import WorkloadNotFoundError
 from wlmap.sources.cluster.connection import ApiError, Cluster
 from wlmap.sources.cluster.discovery import ApiResource, Discovery
-from wlmap.sources.cluster.informer import ChangeListener, Informer
+from wlmap.sources.cluster.informer import ChangeListener, Informer, Informers
 from wlmap.sources.cluster.object_index import ObjectIndex, type_key
 from wlmap.sources.cluster.snapshot import ORIGIN, Snapshot, referenced_objects
 from wlmap.sources.inventory import uid_of
@@ -66,15 +65,16 @@ class ClusterCache:
         self.counts = CacheCounts()
         self._cluster = cluster
         self._discovery = discovery
-        self._informers = [
-            Informer(cluster, resource, namespace, self.index, listener)
-            for resource in resources
-            for namespace in (namespaces if resource.namespaced else (None,))
-        ]
+        self._informers = Informers(
+            [
+                Informer(cluster, resource, namespace, self.index, listener)
+                for resource in resources
+                for namespace in (namespaces if resource.namespaced else (None,))
+            ]
+        )
         self._fed = set(fed)
         self._namespaces = tuple(namespaces)
         self._unreadable: set[str] = set()  # uids of owners a GET did not give
-        self._tasks: list[asyncio.Task[None]] = []
 
     def keeps(self, group: str, kind: str) -> bool:
         """Whether every object of this type reaches the cache: fed, or watched (a type
@@ -82,21 +82,17 @@ class ClusterCache:
         if (group, kind) in self._fed:
             return True
         watching = [
-            i for i in self._informers if (i.resource.group, i.resource.kind) == (group, kind)
+            i for i in self._informers.all if (i.resource.group, i.resource.kind) == (group, kind)
         ]
         return bool(watching) and all(not i.refused for i in watching)
 
     def start(self) -> None:
         """Start listing and watching (in the running event loop)."""
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(informer.run()) for informer in self._informers]
+        self._informers.start()
 
     async def stop(self) -> None:
         """Stop every watch."""
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
+        await self._informers.stop()
 
     async def synced(self, timeout: float = SYNC_SECONDS) -> None:
         """Wait until every type has been listed once.
@@ -104,12 +100,7 @@ class ClusterCache:
         Raises:
             ClusterError: not within ``timeout`` seconds (the server is slow or away).
         """
-        try:
-            await asyncio.wait_for(
-                asyncio.gather(*(i.synced.wait() for i in self._informers)), timeout
-            )
-        except TimeoutError as exc:
-            raise ClusterError(f"the watched types were not listed within {timeout:.0f} s") from exc
+        await self._informers.synced(timeout, "the watched types")
 
     def observe(self, event_type: str | None, obj: dict[str, Any]) -> None:
         """An event of a type the caller watches: kept, or forgotten when deleted."""

@@ -142,3 +142,35 @@ class Informer:
     def _notify(self, kind: str, obj: dict[str, Any]) -> None:
         if self._listener is not None:
             self._listener(kind, obj)
+
+
+class Informers:
+    """Several informers run together: started in the running event loop, stopped, and
+    waited on until each has listed its type once."""
+
+    def __init__(self, informers: list[Informer]) -> None:
+        self.all = informers
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self) -> None:
+        """Start listing and watching (in the running event loop)."""
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(informer.run()) for informer in self.all]
+
+    async def stop(self) -> None:
+        """Stop every watch."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+
+    async def synced(self, timeout: float, what: str) -> None:
+        """Wait until every informer has listed once.
+
+        Raises:
+            ClusterError: not within ``timeout`` seconds ("``what`` were not listed ...").
+        """
+        try:
+            await asyncio.wait_for(asyncio.gather(*(i.synced.wait() for i in self.all)), timeout)
+        except TimeoutError as exc:
+            raise ClusterError(f"{what} were not listed within {timeout:.0f} s") from exc
