@@ -7,9 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.integration.fakenodes import BLOCK_LABEL, HOST_LABEL, RACK_LABEL
+from tests.integration.fakenodes import BLOCK_LABEL, HOST_LABEL, RACK_LABEL, KwokCluster
 from tests.integration.kube import Kube
 from tests.integration.operator_process import OperatorProcess, placement_operator
+from tests.integration.serviceaccount import apply_all, kubeconfig, token
+from wlmap.operator import rbac
+from wlmap.operator.admission import policy_manifests
 
 GATE = "wlmap.dev/placement"
 OPT_IN = "wlmap.dev/placement"
@@ -22,6 +25,23 @@ def start_operator(kube: Kube, config: Path, namespace: str, folder: Path) -> Op
     return placement_operator(
         kube, config, namespace, folder, (BLOCK_LABEL, RACK_LABEL, HOST_LABEL)
     )
+
+
+def start_as_service_account(
+    kwok_cluster: KwokCluster, namespace: str, folder: Path
+) -> OperatorProcess:
+    """The operator as its own service account, with the generated ``rbac --placement``
+    grants and the pod admission policy installed, serving ``namespace`` opted in to gangs
+    and placement."""
+    kube = kwok_cluster.kube
+    kube.namespace(rbac.NAMESPACE)
+    apply_all(kube, rbac.manifests(placement=True))
+    apply_all(kube, policy_manifests())
+    labels = {"wlmap.dev/gang": "true", OPT_IN: "enabled"}
+    opted = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+    kube.patch(opted, {"metadata": {"labels": labels}})
+    config = kubeconfig(kwok_cluster.cluster, token(kube), folder / "operator.kubeconfig")
+    return start_operator(kube, config, namespace, folder)
 
 
 def gated(pod: dict[str, Any]) -> bool:

@@ -22,10 +22,7 @@ from tests.integration.fakenodes import KwokCluster
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods
 from tests.integration.operator_process import OperatorProcess, refused_lines
-from tests.integration.placing import start_operator
-from tests.integration.serviceaccount import apply_all, kubeconfig, token
-from wlmap.operator import rbac
-from wlmap.operator.admission import policy_manifests
+from tests.integration.placing import start_as_service_account
 from wlmap.operator.devices import GANG_ATTRIBUTES, NARROWED_FROM
 from wlmap.placement.dra import DeviceState, PodClaims, aligned, first_fit_gang, read_dra
 
@@ -155,15 +152,7 @@ def placing(
 ) -> Iterator[OperatorProcess]:
     """The operator with placement on, as its own service account with the generated
     ``rbac --placement`` grants and pod policy, serving the opted-in test namespace."""
-    kube = kwok_cluster.kube
-    kube.namespace(rbac.NAMESPACE)
-    apply_all(kube, rbac.manifests(placement=True))
-    apply_all(kube, policy_manifests())
-    labels = {"wlmap.dev/gang": "true", OPT_IN: "enabled"}
-    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kwok_namespace}}
-    kube.patch(namespace, {"metadata": {"labels": labels}})
-    config = kubeconfig(kwok_cluster.cluster, token(kube), tmp_path / "operator.kubeconfig")
-    process = start_operator(kube, config, kwok_namespace, tmp_path)
+    process = start_as_service_account(kwok_cluster, kwok_namespace, tmp_path)
     try:
         yield process
     finally:

@@ -18,10 +18,14 @@ from tests.integration.fakenodes import RACK_LABEL, KwokCluster
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods, placement, pod_template, running
 from tests.integration.operator_process import OperatorProcess, refused_lines
-from tests.integration.placing import OPT_IN, condition, events, gated, start_operator
-from tests.integration.serviceaccount import apply_all, kubeconfig, token
-from wlmap.operator import rbac
-from wlmap.operator.admission import policy_manifests
+from tests.integration.placing import (
+    OPT_IN,
+    condition,
+    events,
+    gated,
+    start_as_service_account,
+    start_operator,
+)
 
 REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 
@@ -215,14 +219,7 @@ def test_the_generated_placement_rbac_and_admission_policy_let_the_controller_wo
     """As the operator's service account, with ``rbac --placement`` and the pod policy:
     the gang is placed in one rack and no request is refused."""
     kube = kwok_cluster.kube
-    kube.namespace(rbac.NAMESPACE)
-    apply_all(kube, rbac.manifests(placement=True))
-    apply_all(kube, policy_manifests())
-    labels = {"wlmap.dev/gang": "true", OPT_IN: "enabled"}
-    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kwok_namespace}}
-    kube.patch(namespace, {"metadata": {"labels": labels}})
-    config = kubeconfig(kwok_cluster.cluster, token(kube), tmp_path / "operator.kubeconfig")
-    operator = start_operator(kube, config, kwok_namespace, tmp_path)
+    operator = start_as_service_account(kwok_cluster, kwok_namespace, tmp_path)
     try:
         job = kube.create(_job("as-itself", 4, 8), kwok_namespace)
         pods = wait_for(running(kube, kwok_namespace, job, 4), "4 pods Running", timeout=90)

@@ -19,10 +19,7 @@ from tests.integration.fakenodes import RACK_LABEL, KwokCluster, ready_count
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods, pod_template, running
 from tests.integration.operator_process import OperatorProcess, refused_lines
-from tests.integration.placing import OPT_IN, condition, events, gated, start_operator
-from tests.integration.serviceaccount import apply_all, kubeconfig, token
-from wlmap.operator import rbac
-from wlmap.operator.admission import policy_manifests
+from tests.integration.placing import condition, events, gated, start_as_service_account
 from wlmap.operator.placement_faults import GPU_TAINT
 
 REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
@@ -35,15 +32,7 @@ def placing(
 ) -> Iterator[OperatorProcess]:
     """The operator as its own service account (the generated RBAC with ``--placement``
     and the pod policy installed), serving the namespace opted in to placement."""
-    kube = kwok_cluster.kube
-    kube.namespace(rbac.NAMESPACE)
-    apply_all(kube, rbac.manifests(placement=True))
-    apply_all(kube, policy_manifests())
-    labels = {"wlmap.dev/gang": "true", OPT_IN: "enabled"}
-    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": kwok_namespace}}
-    kube.patch(namespace, {"metadata": {"labels": labels}})
-    config = kubeconfig(kwok_cluster.cluster, token(kube), tmp_path / "operator.kubeconfig")
-    process = start_operator(kube, config, kwok_namespace, tmp_path)
+    process = start_as_service_account(kwok_cluster, kwok_namespace, tmp_path)
     try:
         yield process
     finally:
