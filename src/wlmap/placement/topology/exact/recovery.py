@@ -30,9 +30,9 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from wlmap.placement.topology.capacity import FreeCapacity
+from wlmap.placement.topology.exact._choice import choose_counts
 from wlmap.placement.topology.exact._tables import NONE, convolve, most_pairs
 from wlmap.placement.topology.exact.solver import DEFAULT_TIME_LIMIT, _index, _ladder, _scaled
 from wlmap.placement.topology.gang import GangPlacement
@@ -106,7 +106,7 @@ def optimal_recovery(
     split = next((lv for lv in range(finest + 1) if topology.domain_count(lv) > 1), finest)
     for level in range(finest, split - 1, -1):
         tables.build(level)
-    solved = _choose(tables.value[split], gang.pods, time_limit, workers)
+    solved = choose_counts(tables.value[split], gang.pods, time_limit, workers, "recovery")
     if solved is None:
         return None
     chosen, proven = solved
@@ -237,38 +237,3 @@ class _Tables:
                 count -= take
             if not count:
                 break
-
-
-def _choose(
-    tables: dict[int, np.ndarray], pods: int, time_limit: float, workers: int
-) -> tuple[dict[int, int], bool] | None:
-    """CP-SAT's pick of one count per domain, adding up to ``pods``, of most value."""
-    model = cp_model.CpModel()
-    picks: dict[int, list[tuple[int, cp_model.IntVar]]] = {}
-    objective: list[cp_model.LinearExprT] = []
-    for domain, table in tables.items():
-        feasible = [int(t) for t in np.flatnonzero(table > NONE)]
-        if feasible == [0]:
-            continue
-        options = [(t, model.new_bool_var(f"x{domain}.{t}")) for t in feasible]
-        model.add_exactly_one(x for _, x in options)
-        objective.extend(int(table[t]) * x for t, x in options)
-        picks[domain] = options
-    if not picks:
-        return None
-    model.add(sum(t * x for options in picks.values() for t, x in options) == pods)
-    model.maximize(sum(objective))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit
-    solver.parameters.num_workers = workers
-    solver.parameters.cp_model_probing_level = 0
-    solver.parameters.symmetry_level = 0
-    status = solver.solve(model)
-    if status == cp_model.INFEASIBLE:
-        return None
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise RuntimeError(
-            f"CP-SAT found no recovery within {time_limit} s ({solver.status_name(status)})"
-        )
-    chosen = {d: next(t for t, x in options if solver.value(x)) for d, options in picks.items()}
-    return chosen, status == cp_model.OPTIMAL

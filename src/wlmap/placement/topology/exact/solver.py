@@ -38,10 +38,10 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from wlmap.placement.topology.capacity import FreeCapacity
-from wlmap.placement.topology.exact._tables import NONE, GainTables
+from wlmap.placement.topology.exact._choice import choose_counts
+from wlmap.placement.topology.exact._tables import GainTables
 from wlmap.placement.topology.gang import Gang, GangPlacement
 from wlmap.placement.topology.objective._domains import DomainIndex, GangRoom, gang_room
 from wlmap.placement.topology.quality import TierWeights, default_weights, measure
@@ -135,42 +135,16 @@ def _solve(
     tables = GainTables(index, room, gang, gains)
     for level in range(finest, split - 1, -1):
         tables.build(level)
-    model = cp_model.CpModel()
-    picks: dict[int, list[tuple[int, cp_model.IntVar]]] = {}
-    objective: list[cp_model.LinearExprT] = []
-    for domain, table in tables.value[split].items():
-        feasible = [int(t) for t in np.flatnonzero(table > NONE)]
-        if feasible == [0]:
-            continue
-        # One Boolean per count the domain may take: a multiple-choice knapsack, whose
-        # relaxation bounds the convex gains far better than an element constraint does.
-        options = [(t, model.new_bool_var(f"x{domain}.{t}")) for t in feasible]
-        model.add_exactly_one(x for _, x in options)
-        objective.extend(int(table[t]) * x for t, x in options)
-        picks[domain] = options
-    if not picks:
+    found = choose_counts(
+        tables.value[split], gang.pods, time_limit, workers, f"placement for gang {gang.name}"
+    )
+    if found is None:
         return None
-    model.add(sum(t * x for options in picks.values() for t, x in options) == gang.pods)
-    model.maximize(sum(objective))
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit
-    solver.parameters.num_workers = workers
-    # Probing and symmetry detection take longer than the search on a model this small.
-    solver.parameters.cp_model_probing_level = 0
-    solver.parameters.symmetry_level = 0
-    status = solver.solve(model)
-    if status == cp_model.INFEASIBLE:
-        return None
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise RuntimeError(
-            f"CP-SAT found no placement for gang {gang.name} within {time_limit} s "
-            f"({solver.status_name(status)})"
-        )
-    chosen = {d: next(t for t, x in options if solver.value(x)) for d, options in picks.items()}
+    chosen, proven = found
     finest_totals: dict[int, int] = {}
     for domain, count in chosen.items():
         tables.unfold(split, domain, count, finest_totals)
-    return {r: t for r, t in finest_totals.items() if t}, status == cp_model.OPTIMAL
+    return {r: t for r, t in finest_totals.items() if t}, proven
 
 
 def _nodes(index: DomainIndex, room: GangRoom, domain: int, pods: int) -> list[tuple[int, int]]:
