@@ -49,9 +49,14 @@ def interpret(
     """
     compiled = prepare(definition)
     if pods is None and claims is None and references is None and variables is None:
-        view = ordinary_view(compiled, obj, strict)
-        if view is not None:
-            return view
+        # the ordinary path's code is generated on its first use (a few ms): a definition
+        # read once, as a one-shot command does, keeps the general path
+        if compiled.memo.get("interpreted"):
+            view = ordinary_view(compiled, obj, strict)
+            if view is not None:
+                return view
+        else:
+            compiled.memo["interpreted"] = True
     return general_view(compiled, obj, pods, claims, references, variables, strict)
 
 
