@@ -26,13 +26,11 @@ GangsReader = Callable[[Mapping[str, list[Row]]], tuple[GangGroup, ...]]
 
 
 def gangs_reader(compiled: CompiledDefinition) -> GangsReader:
-    """The generated gang reader of ``compiled`` (made once per definition)."""
-    reader: GangsReader | None = compiled.memo.get("ordinary gangs")
-    if reader is None:
-        names: dict[str, Any] = {"Group": GangGroup, "own": _own}
-        source = "\n".join(_Lines(compiled, names).build()) + "\n"
-        exec(compile(source, f"<gangs of {compiled.name}>", "exec"), names)
-        reader = compiled.memo["ordinary gangs"] = names["gangs"]
+    """The gang reader generated for ``compiled`` (the ordinary path keeps it)."""
+    names: dict[str, Any] = {"Group": GangGroup, "own": _own}
+    source = "\n".join(_Lines(compiled, names).build()) + "\n"
+    exec(compile(source, f"<gangs of {compiled.name}>", "exec"), names)
+    reader: GangsReader = names["gangs"]
     return reader
 
 
