@@ -57,7 +57,8 @@ def reads(expr: str | None, prefix: str = "") -> set[str]:
     """The field paths an expression reads (best effort, enough to compare drafts).
 
     Pipes carry the path on; ``select(...)`` keeps it; ``to_entries[] | .value`` and
-    ``keys[]`` read the collection itself; alternatives (``,`` ``//``) each count.
+    ``keys[]`` read the collection itself; alternatives (``,`` ``//``) each count, and
+    a group of alternative fields mid-pipe (``.a | (.b, .c) | .d``) carries each on.
     """
     if not expr:
         return set()
@@ -78,7 +79,14 @@ def reads(expr: str | None, prefix: str = "") -> set[str]:
         if part in ("keys[]", "keys_unsorted[]", "keys", "keys_unsorted"):
             found.add(prefix + "[]")
             continue
-        if len(_split(part, "|")) > 1 or len(_split(part, ",")) > 1:
+        branches = _split(part, ",")
+        if len(branches) > 1 and not last and all(PATH.fullmatch(b) for b in branches):
+            # ``.a | (.b, .c) | rest``: the rest reads below each alternative in turn.
+            rest = " | ".join(parts[index + 1 :])
+            for branch in branches:
+                found |= reads(rest, prefix + branch)
+            return _clean(found)
+        if len(_split(part, "|")) > 1 or len(branches) > 1:
             found |= reads(part, prefix)
             continue
         options = [_unwrap(o) for o in part.split(" // ")]
@@ -89,6 +97,10 @@ def reads(expr: str | None, prefix: str = "") -> set[str]:
             prefix = prefix + paths[0]
             continue
         found.update(prefix + t for t in PATH.findall(part))
+    return _clean(found)
+
+
+def _clean(found: set[str]) -> set[str]:
     return {
         p.replace("?", "").replace("[].value.", "[].")
         for p in found
