@@ -26,6 +26,7 @@ class Component:
     min_replicas_path: str | None = None
     max_replicas_path: str | None = None
     role_key: str | None = None  # the map key or field a static role is known by
+    element: tuple[str, ...] | None = None  # the schema path of the object holding the role
     selector: dict[str, Any] = field(default_factory=dict)
     evidence: list[Evidence] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

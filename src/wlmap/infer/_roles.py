@@ -25,6 +25,7 @@ from wlmap.infer._counts import (
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._fragments import FIELDS
 from wlmap.infer._ids import identify
+from wlmap.infer._named_roles import merge_named_roles
 from wlmap.infer._role_parts import Role, role_word, set_template, split_shared_count
 from wlmap.infer._samples import keys_at, sample_node
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, jq_path, show
@@ -61,7 +62,7 @@ def plan_roles(
         planner.top = group.name
     for template in templates:
         planner.add(template)
-    return planner.components
+    return merge_named_roles(planner.components, {root_name})
 
 
 class _Planner:
@@ -189,7 +190,9 @@ class _Planner:
             self._add_pods(role, owner, word)
 
     def _add_pods(self, role: Role, owner: str, word: str) -> None:
-        comp = Component(self.unique(word), owner, kind=POD, role_key=role.key)
+        comp = Component(
+            self.unique(word), owner, kind=POD, role_key=role.key, element=role.element
+        )
         if role.key is not None:
             comp.evidence.append(
                 Evidence(
