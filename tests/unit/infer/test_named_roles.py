@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from wlmap.definitions import definition_from_mapping, validate_definition
-from wlmap.definitions.schema_check import crd_problems
+from wlmap.definitions import definition_from_mapping
 from wlmap.infer import Draft, infer
 from wlmap.workload import interpret
 
 from ._crds import POD_TEMPLATE, crd, obj, template
+from ._views import valid
 
 _ROLE = {
     "type": "object",
@@ -33,10 +33,8 @@ _FIELDS_ROLE = {
 
 
 def _view(draft: Draft, source: dict[str, Any], workload: dict[str, Any]) -> dict[str, Any]:
-    definition = definition_from_mapping(draft.definition, "draft")
-    assert [p for p in validate_definition(definition) if p.severity != "warning"] == []
-    assert crd_problems(definition, source) == []
-    return interpret(definition, workload).to_dict()
+    valid(draft, source)
+    return interpret(definition_from_mapping(draft.definition, "draft"), workload).to_dict()
 
 
 def _spec(roles: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from wlmap.definitions import definition_from_mapping, validate_definition
-from wlmap.definitions.schema_check import crd_problems
+from wlmap.definitions import definition_from_mapping
 from wlmap.errors import ManifestError
-from wlmap.infer import Draft, infer
+from wlmap.infer import infer
 from wlmap.workload import interpret
 
 from ._crds import CONDITIONS, POD_SPEC, POD_TEMPLATE, crd, obj, template
-
-
-def _components(draft: Draft, workload: dict[str, Any]) -> list[tuple[str, str | None, int | None]]:
-    definition = definition_from_mapping(draft.definition, "draft")
-    view = interpret(definition, workload).to_dict()
-    return [(c["name"], c["instance"], c.get("replicas")) for c in view["components"]]
-
-
-def _valid(draft: Draft, source: dict[str, Any]) -> None:
-    definition = definition_from_mapping(draft.definition, "draft")
-    errors = [p for p in validate_definition(definition) if p.severity != "warning"]
-    assert errors == []
-    assert crd_problems(definition, source) == []
+from ._views import components, valid
 
 
 def test_single_template_with_its_replica_count() -> None:
@@ -36,8 +21,8 @@ def test_single_template_with_its_replica_count() -> None:
         }
     )
     draft = infer(source)
-    _valid(draft, source)
-    seen = _components(draft, obj({"replicas": 3, "template": template()}))
+    valid(draft, source)
+    seen = components(draft, obj({"replicas": 3, "template": template()}))
     assert seen[1:] == [("pod", None, 3)]
 
 
@@ -71,7 +56,7 @@ def test_list_of_roles_named_by_their_name_field() -> None:
     }
     source = crd({"type": "object", "properties": {"groups": {"type": "array", "items": role}}})
     draft = infer(source)
-    _valid(draft, source)
+    valid(draft, source)
     workload = obj(
         {
             "groups": [
@@ -80,7 +65,7 @@ def test_list_of_roles_named_by_their_name_field() -> None:
             ]
         }
     )
-    assert _components(draft, workload)[1:] == [("group", "a", 2), ("group", "b", 1)]
+    assert components(draft, workload)[1:] == [("group", "a", 2), ("group", "b", 1)]
 
 
 def test_map_of_roles_keyed_by_role() -> None:
@@ -103,12 +88,12 @@ def test_map_of_roles_keyed_by_role() -> None:
         }
     )
     from_schema = infer(source)
-    _valid(from_schema, source)
-    assert _components(from_schema, workload)[1:] == [("role", "Leader", 1), ("role", "Worker", 4)]
+    valid(from_schema, source)
+    assert components(from_schema, workload)[1:] == [("role", "Leader", 1), ("role", "Worker", 4)]
     # With a sample, the keys it uses become one component each.
     from_sample = infer(source, samples=[workload])
-    _valid(from_sample, source)
-    assert _components(from_sample, workload)[1:] == [("leader", None, 1), ("worker", None, 4)]
+    valid(from_sample, source)
+    assert components(from_sample, workload)[1:] == [("leader", None, 1), ("worker", None, 4)]
 
 
 def test_role_inside_a_role() -> None:
@@ -130,7 +115,7 @@ def test_role_inside_a_role() -> None:
     }
     source = crd({"type": "object", "properties": {"groups": {"type": "array", "items": group}}})
     draft = infer(source)
-    _valid(draft, source)
+    valid(draft, source)
     children = draft.definition["spec"]["structureDefinition"]["childComponents"]
     assert [(c["name"], c["ownerRef"], "kind" in c) for c in children] == [
         ("group", "widget", False),
@@ -158,13 +143,13 @@ def test_pods_run_through_jobs_when_the_template_sits_in_a_job_spec() -> None:
     }
     source = crd({"type": "object", "properties": {"jobs": {"type": "array", "items": item}}})
     draft = infer(source)
-    _valid(draft, source)
+    valid(draft, source)
     job = {
         "name": "train",
         "replicas": 2,
         "template": {"spec": {"parallelism": 4, "completions": 3, "template": template()}},
     }
-    assert _components(draft, obj({"jobs": [job]}))[1:] == [
+    assert components(draft, obj({"jobs": [job]}))[1:] == [
         ("job", "train", 2),
         ("pod", "train", 3),
     ]
@@ -182,10 +167,10 @@ def test_schemaless_spec_needs_samples() -> None:
         infer(source)
     sample = obj({"workers": [{"name": "w0", "replicas": 2, "template": template()}]})
     draft = infer(source, samples=[sample])
-    _valid(draft, source)
+    valid(draft, source)
     (child,) = draft.definition["spec"]["structureDefinition"]["childComponents"]
     assert child["specDefinition"] == {"podTemplateSpecPath": ".spec.workers[]?.template"}
-    assert _components(draft, sample)[1:] == [("worker", "w0", 2)]
+    assert components(draft, sample)[1:] == [("worker", "w0", 2)]
 
 
 def test_pod_spec_without_template_metadata() -> None:
@@ -212,7 +197,7 @@ def test_conditions_from_samples_mapped_by_vocabulary() -> None:
         },
     )
     draft = infer(source, samples=[done])
-    _valid(draft, source)
+    valid(draft, source)
     definition = definition_from_mapping(draft.definition, "draft")
     assert interpret(definition, done).to_dict()["phases"] == ["Completed"]
     running = obj({"template": template()}, {"conditions": [{"type": "Running", "status": "True"}]})
@@ -243,27 +228,6 @@ def test_phase_enum_mapped_and_unknown_values_listed() -> None:
     assert [e.subject for e in draft.review] == ["phase Draining", "replicasPath"]
 
 
-def test_a_count_on_the_spec_replicates_every_role_below_it() -> None:
-    holder = {
-        "type": "object",
-        "properties": {"size": {"type": "integer"}, "leader": POD_TEMPLATE, "worker": POD_TEMPLATE},
-    }
-    source = crd(
-        {"type": "object", "properties": {"replicas": {"type": "integer"}, "group": holder}}
-    )
-    draft = infer(source)
-    _valid(draft, source)
-    workload = obj(
-        {"replicas": 2, "group": {"size": 3, "leader": template(), "worker": template()}}
-    )
-    assert _components(draft, workload)[1:] == [
-        ("replica", None, 2),
-        ("leader", None, 3),
-        ("worker", None, 3),
-    ]
-    assert any(e.subject == "component replica" for e in draft.review)
-
-
 def test_a_schemaless_version_reads_the_fields_of_a_described_one() -> None:
     source = crd(
         {
@@ -287,41 +251,10 @@ def test_a_schemaless_version_reads_the_fields_of_a_described_one() -> None:
     }
     source["spec"]["versions"] = [schemaless, described]
     draft = infer(source, "v1alpha1")
-    _valid(draft, source)
-    seen = _components(
+    valid(draft, source)
+    seen = components(
         draft,
         {**obj({"replicas": 2, "template": template()}), "apiVersion": "example.com/v1alpha1"},
     )
     assert seen[1:] == [("pod", None, 2)]
     assert "schema" in {e.subject for e in draft.review}
-
-
-def test_a_total_count_beside_a_leader_template_leaves_the_rest_to_the_workers() -> None:
-    size = {"type": "integer", "description": "The total number of pods in each group."}
-    holder = {
-        "type": "object",
-        "properties": {
-            "size": size,
-            "leaderTemplate": POD_TEMPLATE,
-            "workerTemplate": POD_TEMPLATE,
-        },
-    }
-    replicas = {"type": "integer", "description": "The number of groups."}
-    source = crd({"type": "object", "properties": {"replicas": replicas, "group": holder}})
-    draft = infer(source)
-    _valid(draft, source)
-    workload = obj(
-        {
-            "replicas": 2,
-            "group": {"size": 4, "leaderTemplate": template(), "workerTemplate": template()},
-        }
-    )
-    assert _components(draft, workload)[1:] == [
-        ("group", None, 2),
-        ("leader", None, 1),
-        ("worker", None, 3),
-    ]
-    assert [e.choice for e in draft.review if e.subject == "replicasPath"] == [
-        "1",
-        "(.spec.group.size // 1) - 1",
-    ]
