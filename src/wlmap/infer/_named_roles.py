@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from wlmap.infer._components import POD, Component
 from wlmap.infer._evidence import Evidence, Strength
@@ -115,7 +116,15 @@ def _merge(
         }
     listed = ", ".join(f'"{f}"' for f in fields)
     comp.instance_id_path = f"{jq_path(parent)} as $c | ({listed}) | select($c[.] != null)"
-    comp.evidence = [e for e in first.evidence if not e.subject.startswith("component ")]
+    # The first sibling's evidence, its field written as any of them.
+    own, each_field = show((*parent, fields[0])), show((*parent, "<field>"))
+    comp.evidence = [
+        replace(
+            e, source=e.source.replace(own, each_field), choice=e.choice.replace(own, each_field)
+        )
+        for e in first.evidence
+        if not e.subject.startswith("component ")
+    ]
     comp.evidence.append(
         Evidence(
             f"component {name}",
