@@ -16,6 +16,11 @@ those. What is still tied goes through the tie-breaks in the objective's order:
   candidate's domain (the tightest node that holds one pod), so small pods fill partly used
   nodes anywhere before they break a whole one (Slurm's and kube-scheduler's
   MostAllocated best fit on nodes, taken across domains; a domain's histogram gives it);
+- ``tighterParent``: fewer free GPUs left in the domain one level above the candidate's
+  (the whole cluster above the top level): of two racks that tie, the one in the fuller
+  block, so small gangs fill the blocks already in use and the emptiest blocks keep room
+  for a gang that needs most of one (a best fit one level up; Slurm's topology/block gets
+  a similar effect from its fixed block order). It ties on a one-level topology;
 - ``fewerNodes`` / ``fewerDomains``: fewer nodes / finest domains used;
 - ``lowerIndex``: lower finest-domain indices, then lower node indices. It always closes the
   list, so the choice never depends on the order candidates were built in.

@@ -39,12 +39,19 @@ TERMS: tuple[TermName, ...] = (
     "priority",
 )
 TieBreak = Literal[
-    "fewerSlotsLeft", "tighterFit", "tighterNode", "fewerNodes", "fewerDomains", "lowerIndex"
+    "fewerSlotsLeft",
+    "tighterFit",
+    "tighterNode",
+    "tighterParent",
+    "fewerNodes",
+    "fewerDomains",
+    "lowerIndex",
 ]
 TIE_BREAKS: tuple[TieBreak, ...] = (
     "fewerSlotsLeft",
     "tighterFit",
     "tighterNode",
+    "tighterParent",
     "fewerNodes",
     "fewerDomains",
     "lowerIndex",

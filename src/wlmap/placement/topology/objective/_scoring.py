@@ -24,7 +24,7 @@ from wlmap.placement.topology.objective._model import Objective, TermName
 from wlmap.placement.topology.objective._table import FinestTable
 from wlmap.placement.topology.objective._terms import TermMeter
 
-__all__ = ["fill_shape", "finest_scored", "finest_table", "node_fit", "scored"]
+__all__ = ["fill_shape", "finest_scored", "finest_table", "node_fit", "parent_left", "scored"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -65,6 +65,19 @@ def node_fit(cells: IntArray, gpus_per_pod: int) -> IntArray:
     fits = cells[:, gpus_per_pod:] > 0
     found = fits.any(axis=1)
     left: IntArray = np.where(found, np.argmax(fits, axis=1), cells.shape[1]).astype(np.int64)
+    return left
+
+
+def parent_left(capacity: FreeCapacity, level: int, domains: IntArray, gpus: int) -> IntArray:
+    """Free GPUs the parent of each of ``domains`` (of ``level``) keeps after ``gpus`` more.
+
+    The parent of a top-level domain, and of the whole cluster (``ROOT``), is the cluster.
+    """
+    if level <= 0:
+        total = int(capacity.domain_free[0].sum())
+        return np.full(len(domains), total - gpus, dtype=np.int64)
+    parents = capacity.topology.parent[level][domains]
+    left: IntArray = capacity.domain_free[level - 1][parents].astype(np.int64) - gpus
     return left
 
 
@@ -122,6 +135,8 @@ def finest_table(
             keys[rule] = capacity.domain_free[finest][picked] - gang.gpus
         elif rule == "tighterNode":
             keys[rule] = node_fit(capacity.histogram[finest][picked], gang.gpus_per_pod)
+        elif rule == "tighterParent":
+            keys[rule] = parent_left(capacity, finest, picked, gang.gpus)
         elif rule == "fewerNodes":
             keys[rule] = nodes
         elif rule == "fewerDomains":
@@ -180,6 +195,9 @@ def scored(
             keys.append(left)
         elif rule == "tighterNode":
             keys.append(int(node_fit(cells, gang.gpus_per_pod)[0]))
+        elif rule == "tighterParent":
+            at = np.array([candidate.domain], dtype=np.int64)
+            keys.append(int(parent_left(capacity, candidate.level, at, gang.gpus)[0]))
         elif rule == "fewerNodes":
             keys.append(len(candidate.nodes))
         elif rule == "fewerDomains":

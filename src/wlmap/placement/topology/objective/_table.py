@@ -49,6 +49,7 @@ class FinestTable:
         score: the sum of ``parts`` (zeros for tiered objectives).
         keys: per tie-break but ``lowerIndex``, its key (``tighterFit``: GPUs left in the
             domain; ``tighterNode``: GPUs its tightest node keeps after one pod;
+            ``tighterParent``: GPUs left in the domain's parent;
             ``fewerNodes``: nodes used; ``fewerDomains``: 1).
     """
 

@@ -16,7 +16,7 @@ EVERY_TERM = """
 kind: GangObjective
 weights: {communication: 1, wholeFreeDomains: 1, spareCapacity: 1, balance: 1, priority: 1}
 terms: {spareCapacity: {gpus: 3}, balance: {level: rack}, wholeFreeDomains: {level: block}}
-tieBreaks: [tighterFit, tighterNode, fewerNodes, fewerDomains]
+tieBreaks: [tighterFit, tighterNode, tighterParent, fewerNodes, fewerDomains]
 """
 
 
