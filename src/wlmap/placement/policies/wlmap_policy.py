@@ -46,6 +46,7 @@ import numpy as np
 
 from ..model import Pod
 from ..state import ClusterState
+from ._fed_gaps import FedGaps
 from ._node_pressure import NodePressure
 from ._share_plan import SharePlan, share_plan
 from .fgd import FGDPolicy, distinct_pods
@@ -84,6 +85,7 @@ class WlmapPolicy(FGDPolicy):
         self._memory_per_gpu = 1.0
         self._pressure = NodePressure([], [])
         self._plan: SharePlan = share_plan([], [])
+        self._gaps = FedGaps(self._plan, [])
 
     def _build_target(self, state: ClusterState, workload: Sequence[Pod]) -> TargetWorkload:
         trace = distinct_pods(workload)
@@ -97,6 +99,7 @@ class WlmapPolicy(FGDPolicy):
         shared = Counter(p.gpu_milli for p in trace if p.shared)
         sizes = sorted(shared)
         self._plan = share_plan(sizes, [shared[s] for s in sizes])
+        self._gaps = FedGaps(self._plan, [p for p in trace if p.shared])
         return super()._build_target(state, workload)
 
     def _measure(
@@ -115,6 +118,8 @@ class WlmapPolicy(FGDPolicy):
         cost: FloatArray = self.pressure_weight * self._pressure.pressure(pod)[idx]
         return cost * pod.gpu_demand_milli
 
-    def _gap_penalty(self, pod: Pod, gap: IntArray) -> FloatArray | float:
-        cost: FloatArray = self.plan_weight * _MILLI * self._plan.cost(pod.gpu_milli, gap)
+    def _gap_penalty(
+        self, pod: Pod, gap: IntArray, cpu: IntArray, memory: IntArray
+    ) -> FloatArray | float:
+        cost: FloatArray = self.plan_weight * _MILLI * self._gaps.cost(pod, gap, cpu, memory)
         return cost
