@@ -25,8 +25,11 @@ scores, quantises and breaks ties exactly as FGD does (see ``FGDPolicy``):
    every size in GPUs (``_share_plan``). A placement that leaves a gap the best packing
    could not end with pays ``plan_weight * 1000 * cost`` GPU-milli, where ``cost`` is the
    price of the gap before, less the pod's price and the price of the gap after (in GPUs;
-   0 when the placement follows the packing). With the weight of 10 this term decides
-   where shared pods go; FGD's measure decides among equally good gaps.
+   0 when the placement follows the packing). A gap's price counts only the pods of the
+   trace that the node's free CPU and memory can still feed, before and after the pod
+   (``_fed_gaps``): a gap on a node the pod drains is worth nothing. With the weight of
+   10 this term decides where shared pods go; FGD's measure decides among equally good
+   gaps.
 
 What the policy knows: the cluster's state, the pod it places, and the list of pods the run
 was reset with, of which it uses only the distribution (each pod name counted once: the
@@ -34,7 +37,8 @@ shape counts, FGD's target, the CPU and memory per GPU-milli, the node pressure 
 share prices).
 It never looks at the order of that list, at pods still to come, or at the run's length.
 
-Decision 0015 gives the figures that chose each term and its weight.
+Decision 0015 gives the figures that chose each term and its weight; decision 0035 the
+node pressure and decision 0039 the gaps' CPU and memory.
 """
 
 from __future__ import annotations
