@@ -26,7 +26,7 @@ from wlmap.placement._bound_program import configurations
 from wlmap.placement.model import MILLI
 from wlmap.placement.policies.fragmentation import FloatArray
 
-__all__ = ["CONFIGURATION_LIMIT", "SharePlan", "share_plan"]
+__all__ = ["CONFIGURATION_LIMIT", "SharePlan", "gap_values", "share_plan"]
 
 CONFIGURATION_LIMIT = 20_000
 """Above this many configurations the plan is left out (prices of 0 cost nothing)."""
@@ -65,14 +65,14 @@ def share_plan(sizes: Sequence[int], counts: Sequence[float]) -> SharePlan:
         found = configurations(shares, CONFIGURATION_LIMIT)
         if found is not None:
             prices = _dual_prices([c for _, c in kept], found)
-    value = _gap_values([s for s, _ in kept], prices)
+    value = gap_values([s for s, _ in kept], prices)
     price = value.copy()
     for (size, _), y in zip(kept, prices, strict=True):
         price[size] = y
     return SharePlan(price, value)
 
 
-def _gap_values(sizes: Sequence[int], prices: FloatArray) -> FloatArray:
+def gap_values(sizes: Sequence[int], prices: FloatArray) -> FloatArray:
     """``value[r]``: the highest total price of sizes that fit together in ``r``."""
     value = np.zeros(MILLI + 1, dtype=np.float64)
     size = np.asarray(sizes, dtype=np.int64)

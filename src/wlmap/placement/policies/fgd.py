@@ -89,8 +89,11 @@ class FGDPolicy:
         """Extra cost (GPU-milli) of placing ``pod`` on nodes ``idx``; FGD has none."""
         return 0.0
 
-    def _gap_penalty(self, pod: Pod, gap: IntArray) -> FloatArray | float:
-        """Extra cost (GPU-milli) of putting a shared pod on GPUs with ``gap`` milli free."""
+    def _gap_penalty(
+        self, pod: Pod, gap: IntArray, cpu: IntArray, memory: IntArray
+    ) -> FloatArray | float:
+        """Extra cost (GPU-milli) of putting a shared pod on GPUs with ``gap`` milli free, on
+        nodes with ``cpu`` and ``memory`` free before it."""
         return 0.0
 
     def _score(self, gain: FloatArray) -> FloatArray:
@@ -179,7 +182,10 @@ class FGDPolicy:
         trial = gpu[rows].copy()
         trial[np.arange(len(rows)), cols] -= pod.gpu_milli
         after = self._measure(cpu[rows], memory[rows], trial, model[rows])
-        after = after + self._gap_penalty(pod, gpu[rows, cols])
+        on = idx[rows]
+        after = after + self._gap_penalty(
+            pod, gpu[rows, cols], state.cpu_free[on], state.memory_free[on]
+        )
         table = np.full((k, g), -np.inf)
         table[rows, cols] = self._score(before[rows] - after)
         choice: IntArray = np.argmax(table, axis=1).astype(np.int64)

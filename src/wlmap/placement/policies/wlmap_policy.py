@@ -25,8 +25,11 @@ scores, quantises and breaks ties exactly as FGD does (see ``FGDPolicy``):
    every size in GPUs (``_share_plan``). A placement that leaves a gap the best packing
    could not end with pays ``plan_weight * 1000 * cost`` GPU-milli, where ``cost`` is the
    price of the gap before, less the pod's price and the price of the gap after (in GPUs;
-   0 when the placement follows the packing). With the weight of 10 this term decides
-   where shared pods go; FGD's measure decides among equally good gaps.
+   0 when the placement follows the packing). A gap's price counts only the pods of the
+   trace that the node's free CPU and memory can still feed, before and after the pod
+   (``_fed_gaps``): a gap on a node the pod drains is worth nothing. With the weight of
+   10 this term decides where shared pods go; FGD's measure decides among equally good
+   gaps.
 
 What the policy knows: the cluster's state, the pod it places, and the list of pods the run
 was reset with, of which it uses only the distribution (each pod name counted once: the
@@ -34,7 +37,8 @@ shape counts, FGD's target, the CPU and memory per GPU-milli, the node pressure 
 share prices).
 It never looks at the order of that list, at pods still to come, or at the run's length.
 
-Decision 0015 gives the figures that chose each term and its weight.
+Decision 0015 gives the figures that chose each term and its weight; decision 0035 the
+node pressure and decision 0039 the gaps' CPU and memory.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ import numpy as np
 
 from ..model import Pod
 from ..state import ClusterState
+from ._fed_gaps import FedGaps
 from ._node_pressure import NodePressure
 from ._share_plan import SharePlan, share_plan
 from .fgd import FGDPolicy, distinct_pods
@@ -84,6 +89,7 @@ class WlmapPolicy(FGDPolicy):
         self._memory_per_gpu = 1.0
         self._pressure = NodePressure([], [])
         self._plan: SharePlan = share_plan([], [])
+        self._gaps = FedGaps(self._plan, [])
 
     def _build_target(self, state: ClusterState, workload: Sequence[Pod]) -> TargetWorkload:
         trace = distinct_pods(workload)
@@ -97,6 +103,7 @@ class WlmapPolicy(FGDPolicy):
         shared = Counter(p.gpu_milli for p in trace if p.shared)
         sizes = sorted(shared)
         self._plan = share_plan(sizes, [shared[s] for s in sizes])
+        self._gaps = FedGaps(self._plan, [p for p in trace if p.shared])
         return super()._build_target(state, workload)
 
     def _measure(
@@ -115,6 +122,8 @@ class WlmapPolicy(FGDPolicy):
         cost: FloatArray = self.pressure_weight * self._pressure.pressure(pod)[idx]
         return cost * pod.gpu_demand_milli
 
-    def _gap_penalty(self, pod: Pod, gap: IntArray) -> FloatArray | float:
-        cost: FloatArray = self.plan_weight * _MILLI * self._plan.cost(pod.gpu_milli, gap)
+    def _gap_penalty(
+        self, pod: Pod, gap: IntArray, cpu: IntArray, memory: IntArray
+    ) -> FloatArray | float:
+        cost: FloatArray = self.plan_weight * _MILLI * self._gaps.cost(pod, gap, cpu, memory)
         return cost
