@@ -22,6 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from wlmap.definitions.expressions import FRAGMENT_FIELDS
+from wlmap.workload._direct_values import HELPERS
+from wlmap.workload._fused_source import FusedLines
 from wlmap.workload.compiled import CompiledDefinition, Expr
 from wlmap.workload.structure import (
     MAX_BOUND,
@@ -63,6 +65,7 @@ class _Source:
         self.names = names
         self.lines: list[str] = []
         self.ids_by_text: dict[str, str] = {}
+        self.fused = FusedLines()
 
     def build(self) -> list[str]:
         found = []
@@ -70,6 +73,7 @@ class _Source:
             self._component(index, plan)
             found.append(f"{plan.name!r}: c{index}")
         self.lines.append(f"    instances = {{{', '.join(found)}}}")
+        self.names.update(self.fused.names())
         return self.lines
 
     def _name(self, value: Any, prefix: str) -> str:
@@ -95,9 +99,18 @@ class _Source:
             if plan.bare:  # always the same one instance
                 add(f"    c{index} = [{self._name((None, None, _NO_SCALE), 'A')}]")
                 return
+            fused = self.fused.alone(index, plan)
+            if fused is not None:  # every column read in place
+                self.lines += fused
+                return
             add("    ids = ONE")
         else:
             assert plan.ids is not None
+            if not plan.bare:
+                fused = self.fused.elements(index, plan, self.compiled.max_outputs)
+                if fused is not None:  # every column read from one list's elements
+                    self.lines += fused
+                    return
             known = self.ids_by_text.get(plan.ids.text)
             if known is None:  # instances named alike share their ids (checked once)
                 known = self.ids_by_text[plan.ids.text] = f"ids{index}"
@@ -192,6 +205,7 @@ def _bounded(replicas: Any, minimum: Any, maximum: Any) -> Scale:
 
 # What the generated source calls, by the names it uses.
 _RUNTIME: dict[str, Any] = {
+    **HELPERS,
     "ONE": _ONE,
     "NO_SCALE": _NO_SCALE,
     "NONES": lambda count: [None] * count,

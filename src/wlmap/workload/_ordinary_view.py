@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from wlmap.errors import WlmapError
+from wlmap.workload._direct_values import Fallback
 from wlmap.workload._gangs_source import GangsReader, Row, gangs_reader
 from wlmap.workload._instances_source import Unusual, instance_lines, instance_runtime
 from wlmap.workload._rows_source import NotWritten, row_lines, row_runtime
@@ -44,7 +45,7 @@ def ordinary_view(
     try:
         instances, components, totals = read(obj)
         status = read_status(obj)
-    except (Unusual, WlmapError):
+    except (Unusual, Fallback, WlmapError):
         return None
 
     def gangs() -> tuple[GangGroup, ...]:

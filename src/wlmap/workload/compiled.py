@@ -110,6 +110,8 @@ class CompiledDefinition:
     # Evaluated in process without bounds (the built-in catalog's, or a caller's engine
     # that is not isolated); an untrusted definition's every evaluation is bounded.
     trusted: bool = False
+    # The engine's limit on an expression's outputs (generated readers keep it too).
+    max_outputs: int = 0
     # Derived per-definition data the workload modules compute once (e.g. status plans).
     memo: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -192,6 +194,7 @@ def compile_definition(
         references=bool(definition.spec.structure_definition.references),
         shares=shares,
         trusted=not engine.isolated,
+        max_outputs=engine.limits.max_outputs,
     )
 
 

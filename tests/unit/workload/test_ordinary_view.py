@@ -136,3 +136,22 @@ def test_repeated_instance_ids_count_as_the_general_path_counts_them() -> None:
     assert ordinary_view(prepare(definition), obj, False) is None  # the general path counts
     pods = [c.pods for c in interpret(definition, obj).components]
     assert pods[-1] == pods[-2] > 0
+
+
+def test_a_list_read_in_one_pass_leaves_odd_elements_to_the_general_path() -> None:
+    # ids, templates and counts of the replicatedJobs are read in one loop over the list;
+    # a count written as 2.0 (converted) or an element that is not an object (an error
+    # with its place) is read the general way, with the same view either way
+    [obj] = [
+        d for d in corpus_docs("jobset/tpu-multislice-v6e-jax.yaml") if d.get("kind") == "JobSet"
+    ]
+    definition = builtin_registry().for_object(obj)
+    obj["spec"]["replicatedJobs"][0]["replicas"] = 2.0
+    compare(obj)  # whichever path reads it, both agree
+    assert interpret(definition, obj).components[1].replicas == 2
+    obj["spec"]["replicatedJobs"][0]["replicas"] = 2
+    assert compare(obj)
+    obj["spec"]["replicatedJobs"].append("not a job")
+    assert ordinary_view(prepare(definition), obj, False) is None
+    warnings = interpret(definition, obj).warnings
+    assert any("replicatedJobs" in w for w in warnings), warnings
