@@ -120,15 +120,16 @@ def _waits(kube: Kube, namespace: str, owner: dict[str, Any], old: set[str]) -> 
 
 @pytest.mark.skipif(not WORKLOAD.is_file(), reason="the shared corpus is not present")
 @pytest.mark.parametrize("room", [True, False], ids=["room-in-clique", "clique-full"])
-def test_a_pod_whose_device_leaves_its_slice_is_replaced_in_the_gangs_clique(
+def test_device_gone_from_slice(
     kwok_cluster: KwokCluster,
     kwok_namespace: str,
     placing: OperatorProcess,
     pytestconfig: pytest.Config,
     room: bool,
 ) -> None:
-    """With a free GPU left in the gang's clique the replacement gets it; with none it
-    waits (clique-a's 3 free GPUs are not given) until the device is published again."""
+    """A pod whose device leaves its slice is replaced in the gang's clique: with a free
+    GPU left there the replacement gets it; with none it waits (clique-a's 3 free GPUs
+    are not given) until the device is published again."""
     kube = kwok_cluster.kube
     layout = ROOMY if room else LAYOUT
     slices = publish(kube, sorted(kwok_cluster.nodes())[: len(layout)], layout, kwok_namespace)
