@@ -8,94 +8,33 @@ which first-fit on the same devices does not give."""
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.integration.conftest import terminal
+from tests.integration.dra_objects import (
+    CLIQUE,
+    DRIVER,
+    LAYOUT,
+    MIG_CLASS,
+    OPT_IN,
+    RESOURCE,
+    WORKLOAD,
+    corpus_objects,
+    pod_claims,
+    publish,
+)
 from tests.integration.fakenodes import KwokCluster
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods
 from tests.integration.operator_process import OperatorProcess, refused_lines
 from tests.integration.placing import start_as_service_account
-from wlmap.operator.devices import GANG_ATTRIBUTES, NARROWED_FROM
+from wlmap.operator.devices import NARROWED_FROM
 from wlmap.placement.dra import DeviceState, PodClaims, aligned, first_fit_gang, read_dra
-
-CORPUS = Path(__file__).parents[2] / ".." / "shared" / "corpus" / "dra-gpu"
-WORKLOAD = CORPUS / "quickstart-v1-gpu-test4-deployment.yaml"
-RESOURCE = "resource.k8s.io/v1"
-DRIVER = "gpu.nvidia.com"
-CLIQUE = f"{DRIVER}/cliqueId"
-PARENT = f"{DRIVER}/parentUUID"
-OPT_IN = "wlmap.dev/placement"
-# the DeviceClass the NVIDIA DRA driver installs for MIG devices (as in the corpus'
-# extended-resources sample, without the profile)
-MIG_CLASS = {
-    "apiVersion": RESOURCE,
-    "kind": "DeviceClass",
-    "metadata": {"name": "mig.nvidia.com"},
-    "spec": {
-        "selectors": [
-            {
-                "cel": {
-                    "expression": "device.driver == 'gpu.nvidia.com' && "
-                    "device.attributes['gpu.nvidia.com'].type == 'mig'"
-                }
-            }
-        ]
-    },
-}
-# An A100 40GB split as 3g.20gb + 2g.10gb + 1g.5gb + 1g.5gb: one pod's claim exactly.
-PROFILES = (("3g.20gb", 3), ("2g.10gb", 2), ("1g.5gb", 1), ("1g.5gb", 1))
-# (clique, GPUs) per node, in slice order: the first clique holds 3 whole GPUs, the
-# second 4, so only the second can hold the 4-pod gang.
-LAYOUT = (
-    ("clique-a", 2),
-    ("clique-a", 1),
-    ("clique-b", 1),
-    ("clique-b", 1),
-    ("clique-b", 1),
-    ("clique-b", 1),
-)
-
-
-def _slice(node: str, clique: str, gpus: int, test: str) -> dict[str, Any]:
-    """The node's slice; its pool is the test's own, so that claims an earlier test left
-    allocated (their namespace still being deleted) do not hold these devices."""
-    devices = []
-    for gpu in range(gpus):
-        parent = f"GPU-{node}-{gpu}"
-        for index, (profile, slices) in enumerate(PROFILES):
-            devices.append(
-                {
-                    "name": f"gpu-{gpu}-mig-{index}",
-                    "attributes": {
-                        "type": {"string": "mig"},
-                        "uuid": {"string": f"MIG-{node}-{gpu}-{index}"},
-                        "parentUUID": {"string": parent},
-                        "profile": {"string": profile},
-                        "productName": {"string": "NVIDIA A100-SXM4-40GB"},
-                        "cliqueId": {"string": clique},
-                    },
-                    "capacity": {"multiprocessors": {"value": str(14 * slices)}},
-                }
-            )
-    return {
-        "apiVersion": RESOURCE,
-        "kind": "ResourceSlice",
-        "metadata": {"name": f"{test}-{node}"},
-        "spec": {
-            "driver": DRIVER,
-            "nodeName": node,
-            "pool": {"name": f"{test}-{node}", "generation": 1, "resourceSliceCount": 1},
-            "devices": devices,
-        },
-    }
 
 
 @pytest.fixture
@@ -103,35 +42,12 @@ def devices(kwok_cluster: KwokCluster, kwok_namespace: str) -> Iterator[list[dic
     """The MIG class and one slice per node of ``LAYOUT``, removed afterwards."""
     kube = kwok_cluster.kube
     nodes = sorted(kwok_cluster.nodes())[: len(LAYOUT)]
-    if kube.get(RESOURCE, "DeviceClass", None, "mig.nvidia.com") is None:
-        kube.create(MIG_CLASS)
-    made = [
-        kube.create(_slice(node, clique, gpus, kwok_namespace))
-        for node, (clique, gpus) in zip(nodes, LAYOUT, strict=True)
-    ]
+    made = publish(kube, nodes, LAYOUT, kwok_namespace)
     try:
         yield made
     finally:
         for obj in made:
             kube.delete(obj)
-
-
-def _corpus(namespace: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The corpus' ResourceClaimTemplate and Deployment, in the test's namespace, the
-    Deployment asking for its devices to share one clique."""
-    documents = [d for d in yaml.safe_load_all(WORKLOAD.read_text()) if d]
-    template = next(d for d in documents if d["kind"] == "ResourceClaimTemplate")
-    deployment = copy.deepcopy(next(d for d in documents if d["kind"] == "Deployment"))
-    for obj in (template, deployment):
-        obj["metadata"]["namespace"] = namespace
-    deployment["metadata"]["annotations"] = {GANG_ATTRIBUTES: CLIQUE}
-    return template, deployment
-
-
-def _claims(kube: Kube, namespace: str, pod: dict[str, Any]) -> list[dict[str, Any]]:
-    names = [s["resourceClaimName"] for s in pod["status"].get("resourceClaimStatuses") or ()]
-    found = [kube.get(RESOURCE, "ResourceClaim", namespace, n) for n in names]
-    return [c for c in found if c is not None]
 
 
 def _bound(kube: Kube, namespace: str, owner: dict[str, Any]) -> list[dict[str, Any]]:
@@ -140,7 +56,7 @@ def _bound(kube: Kube, namespace: str, owner: dict[str, Any]) -> list[dict[str, 
     if len(pods) != 4 or any(p["status"].get("phase") != "Running" for p in pods):
         return []
     for pod in pods:
-        claims = _claims(kube, namespace, pod)
+        claims = pod_claims(kube, namespace, pod)
         if not claims or any(not c.get("status", {}).get("allocation") for c in claims):
             return []
     return pods
@@ -168,7 +84,7 @@ def test_a_dra_gang_gets_devices_in_one_clique_that_keep_each_claims_constraint(
     pytestconfig: pytest.Config,
 ) -> None:
     kube = kwok_cluster.kube
-    template, deployment = _corpus(kwok_namespace)
+    template, deployment = corpus_objects(kwok_namespace)
     kube.create(template)
     started = time.monotonic()
     made = kube.create(deployment)
@@ -193,7 +109,7 @@ def test_a_dra_gang_gets_devices_in_one_clique_that_keep_each_claims_constraint(
     }
     cliques: set[str] = set()
     for pod in pods:
-        (claim,) = _claims(kube, kwok_namespace, pod)
+        (claim,) = pod_claims(kube, kwok_namespace, pod)
         assert claim["metadata"]["annotations"].get(NARROWED_FROM), placing.output()[-3000:]
         results = claim["status"]["allocation"]["devices"]["results"]
         assert len(results) == 4
@@ -250,7 +166,7 @@ def test_a_dra_gang_no_clique_can_hold_stays_gated_with_the_reason(
     placing: OperatorProcess,
 ) -> None:
     kube = kwok_cluster.kube
-    template, deployment = _corpus(kwok_namespace)
+    template, deployment = corpus_objects(kwok_namespace)
     deployment["spec"]["replicas"] = 5  # each clique has at most 4 whole GPUs
     kube.create(template)
     kube.create(deployment)

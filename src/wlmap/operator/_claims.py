@@ -1,13 +1,22 @@
 """What the placement controller reads and writes on a DRA gang's pods and claims: the
 claim entries made from templates, the claims the claim controller recorded for them, and
-the annotations of a claim narrowed to planned devices."""
+the annotations of a claim narrowed to planned devices, and the gang domain the devices
+of bound pods' claims share."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["NARROWED_FROM", "PLANNED", "generated", "held", "narrowed", "template_claims"]
+__all__ = [
+    "NARROWED_FROM",
+    "PLANNED",
+    "gang_domain",
+    "generated",
+    "held",
+    "narrowed",
+    "template_claims",
+]
 
 NARROWED_FROM = "wlmap.dev/narrowed-from"  # annotation on a replacement claim
 PLANNED = "wlmap.dev/planned-devices"  # and the devices it was narrowed to
@@ -54,3 +63,19 @@ def narrowed(claim: Mapping[str, Any] | None) -> bool:
     return claim is not None and bool(
         ((claim.get("metadata") or {}).get("annotations") or {}).get(NARROWED_FROM)
     )
+
+
+def gang_domain(
+    inventory: Any, claims: Sequence[Mapping[str, Any] | None], gang: Sequence[str]
+) -> dict[str, Any]:
+    """The values of the gang attributes that the devices held by ``claims`` (the bound
+    pods' claims) share: the domain the gang's replacements must stay in. An attribute
+    the held devices do not agree on (or no device holds) is left free."""
+    devices = {d.key: d for d in inventory.devices}
+    held_devices = [devices[k] for c in claims if c is not None for k in held(c) if k in devices]
+    domain: dict[str, Any] = {}
+    for attribute in gang:
+        values = {d.attributes.get(attribute) for d in held_devices}
+        if len(values) == 1 and None not in values:
+            domain[attribute] = values.pop()
+    return domain

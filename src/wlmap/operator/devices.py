@@ -19,6 +19,12 @@ can give each claim only the planned devices, so the pod lands on their node. A 
 claim records its devices (``wlmap.dev/planned-devices``): until it is allocated no other
 plan takes them, and a pod whose claims were all narrowed before a restart is released
 as it is.
+
+A gang some of whose pods are bound is being refilled: its gated pods replace pods lost
+(to devices removed from their slice, see :mod:`._slice_faults`, or to a faulty node).
+They are planned only over the devices that share the gang attributes' values with the
+devices the bound pods' claims hold (:func:`._claims.gang_domain`), so the gang stays in
+its clique; while that domain has no room they stay gated (``ReplacementWaiting``).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from wlmap.errors import WlmapError
 from wlmap.operator._claims import (
     NARROWED_FROM,
     PLANNED,
+    gang_domain,
     generated,
     held,
     narrowed,
@@ -44,7 +51,14 @@ from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.workload import WorkloadView
 
-__all__ = ["GANG_ATTRIBUTES", "NARROWED_FROM", "PLANNED", "place_devices", "template_claims"]
+__all__ = [
+    "GANG_ATTRIBUTES",
+    "NARROWED_FROM",
+    "PLANNED",
+    "place_devices",
+    "plan_devices",
+    "template_claims",
+]
 
 GANG_ATTRIBUTES = "wlmap.dev/device-gang-attributes"  # annotation on the workload
 _RESOURCE = "/apis/resource.k8s.io/v1"
@@ -108,24 +122,59 @@ async def place_devices(
             return False
     attributes = str((meta.get("annotations") or {}).get(GANG_ATTRIBUTES) or "")
     gang = [a.strip() for a in attributes.split(",") if a.strip()]
+    # replacements (of pods lost to a fault) join the devices their bound peers hold
+    bound = [p for p in pods if not is_gated(p) and (p.get("spec") or {}).get("nodeName")]
+    domain = gang_domain(
+        inventory, [by_name.get(c) for p in bound for c in generated(p).values()], gang
+    )
     try:
         allocation, reason, identifying = await asyncio.to_thread(
-            _plan, inventory, gated, claims, gang
+            plan_devices, inventory, gated, claims, gang, domain
         )
     except WlmapError as exc:
         await report(state, obj, False, "CannotPlan", str(exc))
         return False
     if allocation is None:
-        await report(state, obj, False, "DoesNotFit", reason)
+        await _report(state, obj, bool(bound), gang, domain, len(gated), None, reason)
         return True
     try:
         placed = await _apply(state, allocation, gated, by_name, inventory, identifying)
     except WlmapError as exc:
         await report(state, obj, False, "CannotPlan", str(exc))
         return False
-    shared = f"; sharing {', '.join(gang)}" if gang else ""
-    await report(state, obj, True, "Placed", "devices: " + "; ".join(placed) + shared)
+    await _report(state, obj, bool(bound), gang, domain, len(gated), placed, reason)
     return False
+
+
+async def _report(
+    state: State,
+    obj: Mapping[str, Any],
+    refill: bool,
+    gang: Sequence[str],
+    domain: Mapping[str, Any],
+    count: int,
+    placed: Sequence[str] | None,
+    reason: str,
+) -> None:
+    """Say what a plan did: the gang placed or not, or (``refill``) its replacements."""
+    inside = _in_words(domain)
+    if placed is None and refill:
+        said = f"{count} replacement pod(s) wait for devices{inside}: {reason}"
+        await report(state, obj, False, "ReplacementWaiting", said)
+    elif placed is None:
+        await report(state, obj, False, "DoesNotFit", reason)
+    elif refill:
+        said = f"{count} replacement pod(s) given devices{inside}: " + "; ".join(placed)
+        await report(state, obj, True, "Replaced", said)
+    else:
+        shared = f"; sharing {', '.join(gang)}" if gang else ""
+        await report(state, obj, True, "Placed", "devices: " + "; ".join(placed) + shared)
+
+
+def _in_words(domain: Mapping[str, Any]) -> str:
+    if not domain:
+        return ""
+    return " in the gang's domain " + ", ".join(f"{k}={v}" for k, v in sorted(domain.items()))
 
 
 async def _apply(
@@ -147,11 +196,16 @@ async def _apply(
     return placed
 
 
-def _plan(
-    inventory: Any, gated: Sequence[Mapping[str, Any]], claims: Sequence[Any], gang: list[str]
+def plan_devices(
+    inventory: Any,
+    gated: Sequence[Mapping[str, Any]],
+    claims: Sequence[Any],
+    gang: list[str],
+    domain: Mapping[str, Any],
 ) -> tuple[Any, str, dict[str, str]]:
     """The gang's allocation (or None and why the first pod fits nowhere), and the
-    attribute naming each driver's devices."""
+    attribute naming each driver's devices; only devices with the ``domain``'s attribute
+    values are given."""
     from wlmap.placement.dra import DeviceState, GangPlanner, PodClaims  # noqa: PLC0415
     from wlmap.placement.dra.diagnose import why_not  # noqa: PLC0415
     from wlmap.placement.dra.narrowing import identifying_attributes  # noqa: PLC0415
@@ -159,6 +213,12 @@ def _plan(
     devices = {d.key: d for d in inventory.devices}
     state = DeviceState(inventory)
     state.take(devices[key] for claim in claims for key in held(claim) if key in devices)
+    if domain:  # outside the gang's domain: as if taken
+        state.take(
+            d
+            for d in state.free_devices()
+            if any(d.attributes.get(a) != v for a, v in domain.items())
+        )
     pods = [
         PodClaims(_name(p), tuple(inventory.claims[t] for t in template_claims(p).values()))
         for p in gated

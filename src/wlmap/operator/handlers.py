@@ -18,6 +18,7 @@ import kopf
 
 from wlmap.definitions.validation import validate_definition
 from wlmap.errors import DefinitionError
+from wlmap.operator._slice_faults import register_fault_watches
 from wlmap.operator.cache import complete_chain, has_unlinked_pods, operator_cache
 from wlmap.operator.capacity import CapacityCache
 from wlmap.operator.conditions import definition_status
@@ -32,7 +33,6 @@ from wlmap.operator.gating import (
 from wlmap.operator.leader import LeaderElection, lease_name
 from wlmap.operator.login import login
 from wlmap.operator.placement import release
-from wlmap.operator.placement_faults import register_node_watch
 from wlmap.operator.scope import GANG_LABEL
 from wlmap.operator.settings import GANG_KINDS, WORKLOAD_UID_LABEL
 from wlmap.operator.state import State
@@ -123,7 +123,7 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
     kopf.on.event("", "v1", "namespaces", registry=registry)(_namespace_handler(state))
     if state.settings.placement:
         register_webhook(registry, state)
-        register_node_watch(registry, state)
+        register_fault_watches(registry, state)
     for api_version, kind in GANG_KINDS[state.settings.target]:
         group, _, version = api_version.rpartition("/")
         kopf.on.event(

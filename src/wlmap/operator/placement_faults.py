@@ -33,7 +33,16 @@ from wlmap.operator.steps import is_mapped, retrying
 from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.owners import OwnerLookup
 
-__all__ = ["GPU_CONDITION", "GPU_TAINT", "fault_of", "register_node_watch", "say", "without_faulty"]
+__all__ = [
+    "GPU_CONDITION",
+    "GPU_TAINT",
+    "evict_pods",
+    "fault_of",
+    "register_node_watch",
+    "say",
+    "without_faulty",
+    "workload_of_pod",
+]
 
 log = logging.getLogger("wlmap.operator")
 GPU_TAINT = "wlmap.dev/gpu-unhealthy"
@@ -123,27 +132,30 @@ async def _evict_node(state: State, faulty: Mapping[str, str], node: str, reason
             continue
         if not pod_gpus(pod):
             continue
-        workload = await _workload_of(state, pod)
+        workload = await workload_of_pod(state, pod)
         if workload is None or not state.serves(workload) or not opted_in(state, workload):
             continue
         uid = str((workload.get("metadata") or {}).get("uid"))
         gangs.setdefault(uid, (workload, []))[1].append(pod)
     for workload, pods in gangs.values():
-        state.spawn(_evict_pods(state, faulty, node, reason, workload, pods))
+        fault = f"node {node} is {reason}"
+        state.spawn(evict_pods(state, fault, "NodeFault", lambda: node in faulty, workload, pods))
 
 
-async def _evict_pods(
+async def evict_pods(
     state: State,
-    faulty: Mapping[str, str],
-    node: str,
-    reason: str,
+    fault: str,
+    said: str,
+    lasting: Callable[[], bool],
     workload: Mapping[str, Any],
     pods: Sequence[Mapping[str, Any]],
 ) -> None:
-    """Evict ``pods``; retry the refused ones with backoff while ``node`` stays faulty."""
+    """Evict a workload's ``pods`` hit by ``fault`` (in words: ``node n1 is NotReady``),
+    reported with the reason ``said``; retry the refused ones with backoff while
+    ``lasting()`` says the fault lasts."""
     delay = RETRY_FIRST_SECONDS
     pending = list(pods)
-    while pending and node in faulty:
+    while pending and lasting():
         evicted, refused = [], []
         for pod in pending:
             try:
@@ -163,8 +175,8 @@ async def _evict_pods(
                 state,
                 workload,
                 False,
-                "NodeFault",
-                f"node {node} is {reason}: evicted {', '.join(evicted)}; "
+                said,
+                f"{fault}: evicted {', '.join(evicted)}; "
                 "their replacements are placed in the gang's domain",
             )
         if refused:
@@ -174,15 +186,15 @@ async def _evict_pods(
                 workload,
                 False,
                 "EvictionRefused",
-                f"node {node} is {reason}: eviction of {names} refused ({refused[0][1]}); "
-                f"tried again every {RETRY_LAST_SECONDS:g} s at most while the node is faulty",
+                f"{fault}: eviction of {names} refused ({refused[0][1]}); "
+                f"tried again every {RETRY_LAST_SECONDS:g} s at most while the fault lasts",
             )
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_LAST_SECONDS)
         pending = [p for p, _ in refused]
     log.info(
-        "node %s: %d pod(s) evicted",
-        node,
+        "%s: %d pod(s) evicted",
+        fault,
         len(pods) - len(pending),
         extra={"workload": log_name(workload)},
     )
@@ -220,7 +232,7 @@ async def _evict(state: State, pod: Mapping[str, Any]) -> None:
     await state.cluster.request("POST", path, body=body)
 
 
-async def _workload_of(state: State, pod: Mapping[str, Any]) -> dict[str, Any] | None:
+async def workload_of_pod(state: State, pod: Mapping[str, Any]) -> dict[str, Any] | None:
     """The top-level mapped workload owning a pod, as the handlers find it."""
     assert state.cluster is not None and state.discovery is not None
     chain: list[dict[str, Any]] = []

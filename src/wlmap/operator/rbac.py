@@ -158,7 +158,8 @@ def cluster_rules(
     """The rules of ClusterRole ``wlmap-operator-cluster``: the cluster-scoped reads, needed
     in both modes; with ``placement``, what planning reads (nodes and pods of the whole
     cluster, listed once and watched; faulty nodes are seen through the same watch), the
-    devices and claims a DRA gang is planned over, and the webhook configurations kopf
+    devices and claims a DRA gang is planned over (slices watched: a device removed from
+    one is a fault), and the webhook configurations kopf
     keeps (it creates them when absent and patches in its URL and certificate; it keeps a
     validating one too, empty, whenever it manages webhooks)."""
     registry = builtin_registry() if registry is None else registry
@@ -174,9 +175,9 @@ def cluster_rules(
     if placement:
         grants.add("", ["nodes", "pods"], ["list", "watch"])
         # a DRA gang is planned over every device and every claim's allocation
-        grants.add(
-            "resource.k8s.io", ["deviceclasses", "resourceclaims", "resourceslices"], ["list"]
-        )
+        grants.add("resource.k8s.io", ["deviceclasses", "resourceclaims"], ["list"])
+        # and devices removed from a slice are faults of the gangs holding them
+        grants.add("resource.k8s.io", ["resourceslices"], ["list", "watch"])
         # kopf keeps both kinds once it manages webhooks: the validating one stays empty
         configurations = ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]
         grants.add("admissionregistration.k8s.io", configurations, ["create", "patch"])

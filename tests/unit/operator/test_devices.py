@@ -42,7 +42,10 @@ def test_replacing_claims_is_granted_only_with_placement() -> None:
     assert _verbs(placing, DRA, "resourceclaimtemplates") == {"list"}
     for resource in ("resourceslices", "deviceclasses", "resourceclaims"):
         assert _verbs(rbac.cluster_rules(), DRA, resource) == set()
+    for resource in ("deviceclasses", "resourceclaims"):
         assert _verbs(rbac.cluster_rules(placement=True), DRA, resource) == {"list"}
+    # a device removed from a slice is a fault: slices are watched, never written
+    assert _verbs(rbac.cluster_rules(placement=True), DRA, "resourceslices") == {"list", "watch"}
 
 
 def test_a_narrowed_claim_holds_its_planned_devices_until_allocated() -> None:

@@ -1,0 +1,163 @@
+"""Faults, live, of DRA devices: a device a placed gang holds that disappears from its
+ResourceSlice (the driver republished the slice without it, or deleted the slice).
+
+A DRA driver says a device is gone by publishing its pool again without it: no condition,
+no taint on the node. The controller watches ResourceSlices and keeps the devices each
+one lists. When an event leaves devices that no slice lists any more, the allocated
+ResourceClaims holding them are found (their allocation results name driver, pool and
+device) and the pods reserving those claims (``status.reservedFor``) are the pods hit.
+Those of opted-in workloads are evicted through the Eviction API, as the pods of a faulty
+node are (:func:`.placement_faults.evict_pods`: budgets honoured, a refusal reported and
+tried again while the devices stay gone). The workload's controller makes replacements,
+the webhook gates them, the claim controller makes their claims, and the DRA placement
+(:mod:`.devices`) plans them inside the gang's domain: devices sharing the gang
+attributes' values with the devices its healthy pods hold.
+
+A device that moves to another slice of its pool (a driver splitting or regrouping its
+slices) is not gone: only devices no slice lists count. Devices removed while the
+operator was not running are not noticed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Set
+from typing import Any
+
+import kopf
+
+from wlmap.operator.gating import opted_in
+from wlmap.operator.placement_faults import evict_pods, register_node_watch, workload_of_pod
+from wlmap.operator.state import State
+from wlmap.operator.steps import retrying
+from wlmap.sources.cluster import ApiError
+
+__all__ = [
+    "DEVICE_FAULT",
+    "gone_devices",
+    "register_fault_watches",
+    "register_slice_watch",
+    "slice_devices",
+]
+
+log = logging.getLogger("wlmap.operator")
+DEVICE_FAULT = "DeviceFault"  # the reason of the Event and condition
+_RESOURCE = "/apis/resource.k8s.io/v1"
+Key = tuple[str, str, str]  # (driver, pool, device), as an allocation result names one
+
+
+def slice_devices(obj: Mapping[str, Any]) -> frozenset[Key]:
+    """The devices a ResourceSlice lists, by the key allocation results use."""
+    spec = obj.get("spec") or {}
+    driver = str(spec.get("driver"))
+    pool = str((spec.get("pool") or {}).get("name"))
+    return frozenset(
+        (driver, pool, str(d.get("name"))) for d in spec.get("devices") or () if d.get("name")
+    )
+
+
+def gone_devices(
+    slices: Mapping[str, Set[Key]], name: str, now: Set[Key] | None
+) -> tuple[dict[str, frozenset[Key]], frozenset[Key]]:
+    """The slices once slice ``name`` lists ``now`` (None: deleted), and the devices it
+    listed before that no slice lists any more."""
+    before = slices.get(name, frozenset())
+    after = {k: frozenset(v) for k, v in slices.items() if k != name}
+    if now is not None:
+        after[name] = frozenset(now)
+    removed = before - (now or frozenset())
+    if removed:
+        listed = frozenset().union(*after.values()) if after else frozenset()
+        removed = removed - listed
+    return after, frozenset(removed)
+
+
+def register_fault_watches(registry: kopf.OperatorRegistry, state: State) -> None:
+    """Watch what can hit a placed gang: nodes, and the devices of ResourceSlices."""
+    register_node_watch(registry, state)
+    register_slice_watch(registry, state)
+
+
+def register_slice_watch(registry: kopf.OperatorRegistry, state: State) -> None:
+    """Watch ResourceSlices; evict the pods of placed gangs whose devices disappear."""
+    slices: dict[str, frozenset[Key]] = {}
+    gone: set[Key] = set()  # devices no slice lists, while that lasts
+
+    @kopf.on.event(
+        "resource.k8s.io", "v1", "resourceslices", id="placement-device-faults", registry=registry
+    )
+    async def on_slice(event: Mapping[str, Any], **_: Any) -> None:
+        nonlocal slices
+        obj = event.get("object") or {}
+        name = str((obj.get("metadata") or {}).get("name"))
+        now = None if event.get("type") == "DELETED" else slice_devices(obj)
+        slices, removed = gone_devices(slices, name, now)
+        gone.difference_update(now or ())  # listed again: no longer gone
+        if not removed or not state.writes:
+            return
+        gone.update(removed)
+        described = _described(name, removed, now is None)
+        log.warning("%s: evicting the placed pods holding them", described)
+
+        def lasting() -> bool:
+            return bool(removed & gone)
+
+        async def evict() -> None:
+            await _evict_holders(state, removed, described, lasting)
+
+        state.spawn(_retried(state, evict))
+
+
+async def _retried(state: State, step: Callable[[], Awaitable[None]]) -> None:
+    await retrying(state, step)
+
+
+def _described(name: str, removed: Set[Key], deleted: bool) -> str:
+    devices = ", ".join(f"{pool}/{device}" for _, pool, device in sorted(removed))
+    where = f"ResourceSlice {name} was deleted" if deleted else f"removed from ResourceSlice {name}"
+    return f"devices {devices} {'gone: ' if deleted else ''}{where}"
+
+
+async def _evict_holders(
+    state: State, removed: Set[Key], fault: str, lasting: Callable[[], bool]
+) -> None:
+    """Evict, per workload, the pods of opted-in workloads reserving a claim that holds
+    one of the ``removed`` devices."""
+    assert state.cluster is not None
+    claims = await state.cluster.request("GET", f"{_RESOURCE}/resourceclaims")
+    hit: dict[tuple[str, str], None] = {}
+    for claim in claims.get("items") or ():
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        results = (allocation.get("devices") or {}).get("results") or ()
+        if not any(
+            (str(r.get("driver")), str(r.get("pool")), str(r.get("device"))) in removed
+            for r in results
+        ):
+            continue
+        namespace = str((claim.get("metadata") or {}).get("namespace"))
+        for consumer in (claim.get("status") or {}).get("reservedFor") or ():
+            if consumer.get("resource") == "pods" and not consumer.get("apiGroup"):
+                hit[(namespace, str(consumer.get("name")))] = None
+    gangs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    for namespace, name in hit:
+        if not state.serves_namespace(namespace):
+            continue
+        try:
+            found = await state.cluster.request(
+                "GET", f"/api/v1/namespaces/{namespace}/pods/{name}"
+            )
+        except ApiError as exc:
+            if exc.code == 404:
+                continue
+            raise
+        pod = {"apiVersion": "v1", "kind": "Pod", **found}
+        meta = pod.get("metadata") or {}
+        if meta.get("deletionTimestamp") or not meta.get("ownerReferences"):
+            continue
+        workload = await workload_of_pod(state, pod)
+        if workload is None or not state.serves(workload) or not opted_in(state, workload):
+            continue
+        uid = str((workload.get("metadata") or {}).get("uid"))
+        gangs.setdefault(uid, (workload, []))[1].append(pod)
+    for workload, pods in gangs.values():
+        state.spawn(evict_pods(state, fault, DEVICE_FAULT, lasting, workload, pods))

@@ -1,0 +1,184 @@
+"""Faults, live, of DRA devices on the KWOK cluster: a device that the corpus DRA gang (4
+pods, each a claim of 4 MIG devices of one GPU, the gang in one clique) holds is removed
+from its ResourceSlice, as a driver does when a GPU fails. The pod holding it is evicted
+through the Eviction API; the ReplicaSet makes a replacement, the webhook gates it, and the
+controller gives it devices in the gang's clique, with no healthy pod moved; while the
+clique has no room it waits, although another clique has. The time from the removal to
+the replacement Running with its claim allocated is printed (not asserted)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import terminal
+from tests.integration.dra_objects import (
+    LAYOUT,
+    WORKLOAD,
+    corpus_objects,
+    pod_claims,
+    publish,
+)
+from tests.integration.fakenodes import KwokCluster
+from tests.integration.kube import Kube, wait_for
+from tests.integration.kwokpods import owned_pods
+from tests.integration.operator_process import OperatorProcess, refused_lines
+from tests.integration.placing import events, gated, start_as_service_account
+from wlmap.operator._slice_faults import DEVICE_FAULT
+from wlmap.operator.devices import NARROWED_FROM
+
+# LAYOUT's clique-b holds exactly the gang's 4 GPUs; ROOMY adds a fifth GPU to it
+ROOMY = (*LAYOUT, ("clique-b", 1))
+PODS = 4
+
+
+@pytest.fixture
+def placing(
+    kwok_cluster: KwokCluster, kwok_namespace: str, tmp_path: Path
+) -> Iterator[OperatorProcess]:
+    """The operator as its service account with the generated ``rbac --placement`` grants."""
+    process = start_as_service_account(kwok_cluster, kwok_namespace, tmp_path)
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+def _allocated(kube: Kube, namespace: str, pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pods that are Running with every claim allocated."""
+    done = []
+    for pod in pods:
+        if pod["status"].get("phase") != "Running" or pod["metadata"].get("deletionTimestamp"):
+            continue
+        claims = pod_claims(kube, namespace, pod)
+        if claims and all(c.get("status", {}).get("allocation") for c in claims):
+            done.append(pod)
+    return done
+
+
+def _devices(kube: Kube, namespace: str, pod: dict[str, Any]) -> list[tuple[str, str]]:
+    """(pool, device) of every device the pod's claims were allocated."""
+    return [
+        (r["pool"], r["device"])
+        for claim in pod_claims(kube, namespace, pod)
+        for r in claim["status"]["allocation"]["devices"]["results"]
+    ]
+
+
+def _clique(slices: list[dict[str, Any]], pool: str, device: str) -> str:
+    found = next(s for s in slices if s["spec"]["pool"]["name"] == pool)
+    entry = next(d for d in found["spec"]["devices"] if d["name"] == device)
+    return str(entry["attributes"]["cliqueId"]["string"])
+
+
+def _condition(kube: Kube, namespace: str) -> dict[str, Any] | None:
+    found = kube.get("apps/v1", "Deployment", namespace, "pod") or {}
+    conditions = (found.get("status") or {}).get("conditions") or ()
+    return next((c for c in conditions if c["type"] == "WlmapPlacement"), None)
+
+
+def _gang(kube: Kube, namespace: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Create the corpus Deployment; its ReplicaSet and its 4 pods once placed and Running."""
+    template, deployment = corpus_objects(namespace)
+    kube.create(template)
+    kube.create(deployment)
+    replica_set = wait_for(
+        lambda: next(iter(kube.list("apps/v1", "ReplicaSet", namespace)), None),
+        "the Deployment's ReplicaSet",
+    )
+
+    def placed() -> list[dict[str, Any]]:
+        found = _allocated(kube, namespace, owned_pods(kube, namespace, replica_set))
+        return found if len(found) == PODS else []
+
+    pods = wait_for(placed, "4 pods Running with their claims allocated", timeout=120)
+    return replica_set, pods
+
+
+def _new(kube: Kube, namespace: str, owner: dict[str, Any], old: set[str]) -> list[dict[str, Any]]:
+    return [p for p in owned_pods(kube, namespace, owner) if p["metadata"]["name"] not in old]
+
+
+def _waits(kube: Kube, namespace: str, owner: dict[str, Any], old: set[str]) -> None:
+    """The replacement stays gated, its claim as the template made it, and the condition
+    names the gang's clique."""
+    said = wait_for(
+        lambda: (c := _condition(kube, namespace)) and c["reason"] == "ReplacementWaiting" and c,
+        "the Deployment's condition saying the replacement waits",
+        timeout=90,
+    )
+    assert "cliqueId=clique-b" in said["message"], said
+    (waiting,) = _new(kube, namespace, owner, old)
+    assert gated(waiting) and not waiting["spec"].get("nodeName")
+    claims = pod_claims(kube, namespace, waiting)
+    assert not any((c["metadata"].get("annotations") or {}).get(NARROWED_FROM) for c in claims)
+
+
+@pytest.mark.skipif(not WORKLOAD.is_file(), reason="the shared corpus is not present")
+@pytest.mark.parametrize("room", [True, False], ids=["room-in-clique", "clique-full"])
+def test_device_gone_from_slice(
+    kwok_cluster: KwokCluster,
+    kwok_namespace: str,
+    placing: OperatorProcess,
+    pytestconfig: pytest.Config,
+    room: bool,
+) -> None:
+    """A pod whose device leaves its slice is replaced in the gang's clique: with a free
+    GPU left there the replacement gets it; with none it waits (clique-a's 3 free GPUs
+    are not given) until the device is published again."""
+    kube = kwok_cluster.kube
+    layout = ROOMY if room else LAYOUT
+    slices = publish(kube, sorted(kwok_cluster.nodes())[: len(layout)], layout, kwok_namespace)
+    try:
+        replica_set, pods = _gang(kube, kwok_namespace)
+        old = {p["metadata"]["name"] for p in pods}
+        hit = min(pods, key=lambda p: p["metadata"]["name"])
+        healthy = {p["metadata"]["name"]: p["spec"]["nodeName"] for p in pods if p is not hit}
+        pool, device = _devices(kube, kwok_namespace, hit)[0]
+        assert _clique(slices, pool, device) == "clique-b", placing.output()[-3000:]
+        held = next(s for s in slices if s["spec"]["pool"]["name"] == pool)
+        kept = [d for d in held["spec"]["devices"] if d["name"] != device]
+        kube.patch(held, {"spec": {"devices": kept}})  # the driver republishes without it
+        started = time.monotonic()
+        if not room:
+            _waits(kube, kwok_namespace, replica_set, old)
+            kube.patch(held, {"spec": {"devices": held["spec"]["devices"]}})  # repaired
+            started = time.monotonic()
+        seen: dict[str, float] = {}
+
+        def replaced() -> list[dict[str, Any]]:
+            new = _new(kube, kwok_namespace, replica_set, old)
+            if new:
+                seen.setdefault("replacement created", time.monotonic())
+            return _allocated(kube, kwok_namespace, new)
+
+        (new,) = wait_for(replaced, "the replacement Running", timeout=120, interval=0.1)
+        elapsed = time.monotonic() - started
+        steps = ", ".join(f"{k} +{max(0.0, t - started):.1f} s" for k, t in seen.items())
+        (terminal(pytestconfig) or print)(
+            f"DRA device {pool}/{device} {'removed' if room else 'published again'}: "
+            f"replacement Running with its claim allocated {elapsed:.2f} s later ({steps})"
+        )
+        chosen = _devices(kube, kwok_namespace, new)
+        assert {_clique(slices, p, d) for p, d in chosen} == {"clique-b"}
+        assert room is ((pool, device) not in chosen)
+        now = {p["metadata"]["name"]: p for p in owned_pods(kube, kwok_namespace, replica_set)}
+        assert hit["metadata"]["name"] not in now  # evicted, gone
+        for name, node in healthy.items():  # no healthy pod moved or stopped
+            assert now[name]["spec"]["nodeName"] == node
+            assert not now[name]["metadata"].get("deletionTimestamp")
+        said = wait_for(
+            lambda: (c := _condition(kube, kwok_namespace)) and c["reason"] == "Replaced" and c,
+            "the Deployment's condition saying the pod was replaced",
+        )
+        assert said["status"] == "True" and "cliqueId=clique-b" in said["message"], said
+        fault = events(kube, kwok_namespace, DEVICE_FAULT)
+        assert fault and f"{pool}/{device}" in fault[0]["message"], fault
+    finally:
+        for obj in slices:
+            kube.delete(obj)
+    assert refused_lines(placing.output()) == []
