@@ -7,7 +7,7 @@ one lists. When an event leaves devices that no slice lists any more, the alloca
 ResourceClaims holding them are found (their allocation results name driver, pool and
 device) and the pods reserving those claims (``status.reservedFor``) are the pods hit.
 Those of opted-in workloads are evicted through the Eviction API, as the pods of a faulty
-node are (:func:`.placement_faults.evict_pods`: budgets honoured, a refusal reported and
+node are (:func:`.placement_faults.evict_gangs`: budgets honoured, a refusal reported and
 tried again while the devices stay gone). The workload's controller makes replacements,
 the webhook gates them, the claim controller makes their claims, and the DRA placement
 (:mod:`.devices`) plans them inside the gang's domain: devices sharing the gang
@@ -26,8 +26,7 @@ from typing import Any
 
 import kopf
 
-from wlmap.operator.gating import opted_in
-from wlmap.operator.placement_faults import evict_pods, register_node_watch, workload_of_pod
+from wlmap.operator.placement_faults import evict_gangs, register_node_watch
 from wlmap.operator.state import State
 from wlmap.operator.steps import retrying
 from wlmap.sources.cluster import ApiError
@@ -138,7 +137,7 @@ async def _evict_holders(
         for consumer in (claim.get("status") or {}).get("reservedFor") or ():
             if consumer.get("resource") == "pods" and not consumer.get("apiGroup"):
                 hit[(namespace, str(consumer.get("name")))] = None
-    gangs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    pods: list[dict[str, Any]] = []
     for namespace, name in hit:
         if not state.serves_namespace(namespace):
             continue
@@ -154,10 +153,5 @@ async def _evict_holders(
         meta = pod.get("metadata") or {}
         if meta.get("deletionTimestamp") or not meta.get("ownerReferences"):
             continue
-        workload = await workload_of_pod(state, pod)
-        if workload is None or not state.serves(workload) or not opted_in(state, workload):
-            continue
-        uid = str((workload.get("metadata") or {}).get("uid"))
-        gangs.setdefault(uid, (workload, []))[1].append(pod)
-    for workload, pods in gangs.values():
-        state.spawn(evict_pods(state, fault, DEVICE_FAULT, lasting, workload, pods))
+        pods.append(pod)
+    await evict_gangs(state, pods, fault, DEVICE_FAULT, lasting)

@@ -36,12 +36,11 @@ from wlmap.sources.cluster.owners import OwnerLookup
 __all__ = [
     "GPU_CONDITION",
     "GPU_TAINT",
-    "evict_pods",
+    "evict_gangs",
     "fault_of",
     "register_node_watch",
     "say",
     "without_faulty",
-    "workload_of_pod",
 ]
 
 log = logging.getLogger("wlmap.operator")
@@ -119,7 +118,7 @@ async def _evict_node(state: State, faulty: Mapping[str, str], node: str, reason
     found = await state.cluster.request(
         "GET", "/api/v1/pods", params={"fieldSelector": f"spec.nodeName={node}"}
     )
-    gangs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    hit: list[dict[str, Any]] = []
     for item in found.get("items") or ():
         pod = {"apiVersion": "v1", "kind": "Pod", **item}
         meta = pod.get("metadata") or {}
@@ -132,17 +131,32 @@ async def _evict_node(state: State, faulty: Mapping[str, str], node: str, reason
             continue
         if not pod_gpus(pod):
             continue
-        workload = await workload_of_pod(state, pod)
+        hit.append(pod)
+    fault = f"node {node} is {reason}"
+    await evict_gangs(state, hit, fault, "NodeFault", lambda: node in faulty)
+
+
+async def evict_gangs(
+    state: State,
+    pods: list[dict[str, Any]],
+    fault: str,
+    reason: str,
+    lasting: Callable[[], bool],
+) -> None:
+    """Evict the ``pods`` one fault hit, per opted-in workload they belong to (pods of
+    other workloads are left alone)."""
+    gangs: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+    for pod in pods:
+        workload = await _workload_of_pod(state, pod)
         if workload is None or not state.serves(workload) or not opted_in(state, workload):
             continue
         uid = str((workload.get("metadata") or {}).get("uid"))
         gangs.setdefault(uid, (workload, []))[1].append(pod)
-    for workload, pods in gangs.values():
-        fault = f"node {node} is {reason}"
-        state.spawn(evict_pods(state, fault, "NodeFault", lambda: node in faulty, workload, pods))
+    for workload, hit in gangs.values():
+        state.spawn(_evict_pods(state, fault, reason, lasting, workload, hit))
 
 
-async def evict_pods(
+async def _evict_pods(
     state: State,
     fault: str,
     said: str,
@@ -232,7 +246,7 @@ async def _evict(state: State, pod: Mapping[str, Any]) -> None:
     await state.cluster.request("POST", path, body=body)
 
 
-async def workload_of_pod(state: State, pod: Mapping[str, Any]) -> dict[str, Any] | None:
+async def _workload_of_pod(state: State, pod: Mapping[str, Any]) -> dict[str, Any] | None:
     """The top-level mapped workload owning a pod, as the handlers find it."""
     assert state.cluster is not None and state.discovery is not None
     chain: list[dict[str, Any]] = []

@@ -90,7 +90,7 @@ def _source(node: s.Node) -> tuple[str, list[Any]] | None:
         return "\n".join(lines) + "\n", literals
     # `.a.b[]?.c`, `.a.b[]? | .c // literal`: one output per element
     outer, root = _chain(base.target)
-    inner = _walk("y", keys)
+    inner = walk_lines("y", keys)
     if each is not None:
         rest = _step(each, "y", literals)
         if rest is None:
@@ -101,7 +101,7 @@ def _source(node: s.Node) -> tuple[str, list[Any]] | None:
     lines = [
         "def read(value, session=None):",
         "    x = value",
-        *_walk("x", outer),
+        *walk_lines("x", outer),
         "    if type(x) is list:",
         "        items = x",
         "    elif type(x) is dict:",
@@ -130,7 +130,7 @@ def _step(node: s.Node, name: str, literals: list[Any]) -> list[str] | None:
     keys, root = _chain(node)
     if not keys or not isinstance(root, s.Identity):
         return None
-    lines = _walk(name, keys)
+    lines = walk_lines(name, keys)
     if otherwise is not None:  # jq's `//`: the right side when the left is null or false
         literals.append(otherwise.value)
         lines.append(f"    if {name} is None or {name} is False:")
@@ -138,15 +138,17 @@ def _step(node: s.Node, name: str, literals: list[Any]) -> list[str] | None:
     return lines
 
 
-def _walk(name: str, keys: tuple[str, ...]) -> list[str]:
+def walk_lines(
+    name: str, keys: tuple[str, ...], otherwise: str = "return general(value, session)"
+) -> list[str]:
     """Lines indexing ``name`` by each key: a dict gives its entry, null gives null,
-    anything else is left to the general reader."""
+    anything else runs ``otherwise`` (by default, hands the value to the general reader)."""
     lines = []
     for key in keys:
         lines += [
             f"    if type({name}) is dict:",
             f"        {name} = {name}.get({key!r})",
             f"    elif {name} is not None:",
-            "        return general(value, session)",
+            f"        {otherwise}",
         ]
     return lines

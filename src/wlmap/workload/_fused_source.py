@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from wlmap.jq import syntax as s
+from wlmap.workload._direct import walk_lines
 from wlmap.workload._direct_logic import Emitter, Unsupported
 from wlmap.workload.compiled import Expr
 from wlmap.workload.structure import ComponentPlan
@@ -80,7 +81,7 @@ class FusedLines:
         self.top.count, self.top.literals = emitter.count, emitter.literals
         return [
             "    e = obj",
-            *_walk("e", keys),
+            *walk_lines("e", keys, "raise Unusual"),
             "    if type(e) is list:",
             "        it = e",
             "    elif type(e) is dict:",
@@ -172,15 +173,3 @@ def _plain(node: s.Node) -> bool:
         and isinstance(node.key, s.Literal)
         and isinstance(node.key.value, str)
     )
-
-
-def _walk(name: str, keys: tuple[str, ...]) -> list[str]:
-    lines = []
-    for key in keys:
-        lines += [
-            f"    if type({name}) is dict:",
-            f"        {name} = {name}.get({key!r})",
-            f"    elif {name} is not None:",
-            "        raise Unusual",
-        ]
-    return lines

@@ -8,7 +8,7 @@ Python attributes are snake_case.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -31,13 +31,7 @@ __all__ = [
 ]
 
 TermName = Literal["communication", "wholeFreeDomains", "spareCapacity", "balance", "priority"]
-TERMS: tuple[TermName, ...] = (
-    "communication",
-    "wholeFreeDomains",
-    "spareCapacity",
-    "balance",
-    "priority",
-)
+TERMS: tuple[TermName, ...] = get_args(TermName)
 TieBreak = Literal[
     "fewerSlotsLeft",
     "tighterFit",
@@ -47,15 +41,7 @@ TieBreak = Literal[
     "fewerDomains",
     "lowerIndex",
 ]
-TIE_BREAKS: tuple[TieBreak, ...] = (
-    "fewerSlotsLeft",
-    "tighterFit",
-    "tighterNode",
-    "tighterParent",
-    "fewerNodes",
-    "fewerDomains",
-    "lowerIndex",
-)
+TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)
 
 Weight = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
