@@ -20,7 +20,7 @@ from collections.abc import Hashable, Sequence
 from wlmap.placement.dra._node_bounds import NodeBounds, nodes_of
 from wlmap.placement.dra.allocator import DeviceChoice, allocate_pod
 from wlmap.placement.dra.gang import GangAllocation
-from wlmap.placement.dra.model import AttributeValue, Device
+from wlmap.placement.dra.model import AttributeValue, Claim, Device
 from wlmap.placement.dra.state import DeviceState, PodClaims
 
 __all__ = ["GangPlanner"]
@@ -28,6 +28,8 @@ __all__ = ["GangPlanner"]
 _Group = tuple[int, *tuple[Hashable, ...]]  # level first, then what tells groups apart
 _Placed = list[tuple[str, str, tuple[DeviceChoice, ...]]]
 _Best = tuple[tuple[int, ...], int, str, list[DeviceChoice]]
+_Domain = tuple[AttributeValue | None, ...]
+_Fit = tuple[int, tuple[Claim, ...], list[DeviceChoice] | None]
 _BOUNDED = 16
 """Domains of more nodes than this are searched bucket by bucket (see ``_node_bounds``)."""
 
@@ -63,6 +65,9 @@ class GangPlanner:
         self.free: dict[_Group, int] = {}
         self._domain_nodes: dict[tuple[AttributeValue | None, ...], dict[str, None]] = {}
         self._domain_free: dict[tuple[AttributeValue | None, ...], int] = {}
+        self._local = all(d.node is not None for d in state.inventory.devices)
+        self._changes: dict[str | None, int] = {}
+        self._fits: dict[tuple[str, _Domain, tuple[int, ...]], _Fit] = {}
         for device in state.inventory.devices:
             for group in self._groups(device):
                 self.total[group] = self.total.get(group, 0) + 1
@@ -72,7 +77,7 @@ class GangPlanner:
         self._bounds: NodeBounds | None = None
         self._ranks: dict[tuple[AttributeValue | None, ...], dict[str, int]] = {}
         self._count(state.free_devices(), +1)
-        if score and all(d.node is not None for d in state.inventory.devices):
+        if score and self._local:
             level = len(self.gang_attributes)
             self._bounds = NodeBounds(
                 nodes_of(
@@ -93,6 +98,7 @@ class GangPlanner:
                 self.free[group] = self.free.get(group, 0) + sign
             domain = self._domain_of(device)
             self._domain_free[domain] = self._domain_free.get(domain, 0) + sign
+            self._changes[device.node] = self._changes.get(device.node, 0) + 1
         if self._bounds is not None:
             for node in {d.node for d in devices if d.node is not None}:
                 self._bounds.update(node)
@@ -161,15 +167,18 @@ class GangPlanner:
             return ()
         free = self.free
         taken: dict[_Group, int] = {}
+        finest = set()
         for device in chosen:
-            for group in self._groups(device):
+            groups = self._groups(device)
+            for group in groups:
                 taken[group] = taken.get(group, 0) + 1
+            finest.add(groups[-1])
         broken = [0] * (len(self.gang_attributes) + 1 + len(self.group_attributes))
         for group, count in taken.items():
             before = free.get(group, 0)
             if before == self.total[group] and count < before:
                 broken[group[0]] += 1
-        stranded = sum(free.get(g, 0) - taken[g] for g in {self._groups(d)[-1] for d in chosen})
+        stranded = sum(free.get(g, 0) - taken[g] for g in finest)
         return (*broken, stranded)
 
     def _place(
@@ -209,17 +218,34 @@ class GangPlanner:
         """The better of ``best`` and the pod's devices on ``node`` (ties: lower rank)."""
         if self.state.free_count(node) < pod.devices:
             return best
-        candidates = self._free_in(node, domain)
-        if len(candidates) < pod.devices or not self._enough(pod, candidates):
-            return best
-        order = sorted(candidates, key=self._preference) if self.score else candidates
-        choices = allocate_pod(pod, node, order, self.state)
+        choices = self._fit(pod, node, domain)
         if choices is None:
             return best
         cost = self._cost([c.device for c in choices])
         if best is None or (cost, rank) < (best[0], best[1]):
             return (cost, rank, node, choices)
         return best
+
+    def _fit(self, pod: PodClaims, node: str, domain: _Domain) -> list[DeviceChoice] | None:
+        """The search's devices for the pod on ``node`` (preference order), or None.
+
+        When every device belongs to one node, the order and the search depend only on the
+        node's free devices, so the answer is kept until one of them is taken or released:
+        the pods of a gang share their claims, and each pod's scan revisits the nodes the
+        previous pods did not change."""
+        key = (node, domain, tuple(id(c) for c in pod.claims))
+        change = self._changes.get(node, 0)
+        kept = self._fits.get(key) if self._local else None
+        if kept is not None and kept[0] == change and kept[1] == pod.claims:
+            return kept[2]
+        candidates = self._free_in(node, domain)
+        choices = None
+        if len(candidates) >= pod.devices and self._enough(pod, candidates):
+            order = sorted(candidates, key=self._preference) if self.score else candidates
+            choices = allocate_pod(pod, node, order, self.state)
+        if self._local:
+            self._fits[key] = (change, pod.claims, choices)
+        return choices
 
     def _enough(self, pod: PodClaims, candidates: Sequence[Device]) -> bool:
         """Whether each plain request has as many matching devices as it needs (a quick
