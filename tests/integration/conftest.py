@@ -13,7 +13,7 @@ from tests.corpus import corpus_path
 from tests.integration import grove as grove_crds
 from tests.integration.fakenodes import KwokCluster, Topology
 from tests.integration.fakenodes import kwok_cluster as kwok_cluster_running
-from tests.integration.kube import Kube, wait_for
+from tests.integration.kube import Kube, empty_namespace
 from tests.integration.kueue import KUEUE_SCRIPT, Kueue
 from tests.integration.operator_process import OperatorProcess
 from tests.integration.testcluster import BuildUnavailable, TestCluster, build_binaries, remove
@@ -138,27 +138,7 @@ def kwok_namespace(kwok_cluster: KwokCluster, request: pytest.FixtureRequest) ->
     count on (every plan prefers the first free rack)."""
     name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:50].strip("-")
     yield kwok_cluster.kube.namespace(name)
-    _empty(kwok_cluster.kube, name)
-
-
-_OWNERS = (
-    ("batch/v1", "Job"),
-    ("apps/v1", "StatefulSet"),
-    ("apps/v1", "Deployment"),
-    ("apps/v1", "ReplicaSet"),
-)
-
-
-def _empty(kube: Kube, namespace: str) -> None:
-    """Delete the namespace's workloads, then its pods at once, and wait until none is
-    left holding a node."""
-    for api_version, kind in _OWNERS:
-        for obj in kube.list(api_version, kind, namespace):
-            kube.delete({"apiVersion": api_version, "kind": kind, **obj})
-    now = {"gracePeriodSeconds": 0, "propagationPolicy": "Background"}
-    for pod in kube.list("v1", "Pod", namespace):
-        kube._send("DELETE", kube.path("v1", "Pod", namespace, pod["metadata"]["name"]), json=now)
-    wait_for(lambda: not kube.list("v1", "Pod", namespace), f"the pods of {namespace} gone")
+    empty_namespace(kwok_cluster.kube, name)
 
 
 @pytest.fixture(scope="module")

@@ -190,6 +190,26 @@ def _established(crd: Mapping[str, Any]) -> bool:
     )
 
 
+_OWNERS = (
+    ("batch/v1", "Job"),
+    ("apps/v1", "StatefulSet"),
+    ("apps/v1", "Deployment"),
+    ("apps/v1", "ReplicaSet"),
+)
+
+
+def empty_namespace(kube: Kube, namespace: str) -> None:
+    """Delete the namespace's workloads, then its pods at once, and wait until none is
+    left holding a node."""
+    for api_version, kind in _OWNERS:
+        for obj in kube.list(api_version, kind, namespace):
+            kube.delete({"apiVersion": api_version, "kind": kind, **obj})
+    now = {"gracePeriodSeconds": 0, "propagationPolicy": "Background"}
+    for pod in kube.list("v1", "Pod", namespace):
+        kube._send("DELETE", kube.path("v1", "Pod", namespace, pod["metadata"]["name"]), json=now)
+    wait_for(lambda: not kube.list("v1", "Pod", namespace), f"the pods of {namespace} gone")
+
+
 def wait_for(
     check: Callable[[], Any], what: str, timeout: float = 60.0, interval: float = 0.2
 ) -> Any:

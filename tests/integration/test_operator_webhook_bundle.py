@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.integration.fakenodes import BLOCK_LABEL, HOST_LABEL, RACK_LABEL, KwokCluster
-from tests.integration.kube import wait_for
+from tests.integration.kube import empty_namespace, wait_for
 from tests.integration.kwokpods import placement, running
 from tests.integration.operator_process import OperatorProcess
 from tests.integration.placing import gated
@@ -108,5 +108,6 @@ def test_the_bundles_webhook_gates_opted_in_namespaces_only(
     try:
         pods = wait_for(running(kube, other, made, 4), "the plain Job's 4 pods Running", timeout=90)
         assert not any(gated(p) or p["spec"].get("affinity") for p in pods)
-    finally:
+    finally:  # its pods gone before the next test plans on the shared cluster
+        empty_namespace(kube, other)
         kube.delete(served)
