@@ -12,7 +12,12 @@ as a ratio to the lowest cost of the other policies in the same run.
 Also per policy: the communication cost over multi-pod gangs only (a single pod costs 0
 anywhere, so it hides the gaps between policies).
 
-Run: ``python benchmarks/placement_gangs.py [--smoke] [--seeds 3] [--hours 24]
+Ten seeds by default: at load 0.6, where policies that fill partly used domains first
+place nearly alike, three seeds differ from each other by more than those policies do
+(docs/placement/gangs.md). Rows are written after each scenario, so a long run that is
+stopped keeps the scenarios it finished.
+
+Run: ``python benchmarks/placement_gangs.py [--smoke] [--seeds 10] [--hours 24]
 [--scenarios lingjun,gb200] [--policies wlmap,volcano] [--loads 0.8] [--out FILE]``
 (``--smoke``: 2 simulated hours, one seed). Rows go to ``benchmarks/results/``.
 """
@@ -68,7 +73,7 @@ def scenarios(names: list[str]) -> list[Scenario]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--smoke", action="store_true", help="2 hours, one seed")
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--first-seed", type=int, default=1, help="seeds run from here")
     parser.add_argument("--scenarios", default="lingjun,gb200,kueue-tas,n256g8")
@@ -88,6 +93,7 @@ def main() -> int:
         )
         return 2
     loads = [float(load) for load in args.loads.split(",")]
+    stem = args.out or "placement_gangs" + ("-smoke" if args.smoke else "")
     print(f"policies: {', '.join(policies)}")
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
@@ -103,9 +109,10 @@ def main() -> int:
                     run = simulate_gangs(scenario, policy, jobs, hours=hours, verify=True)
                     row = run_row(run, seed=seed, load=load, level=scenario.topology.levels[-1])
                     rows.append({**row, "policy": name})
+        write(rows, stem)  # so far: a stopped run keeps the scenarios it finished
     print(f"{len(rows)} runs in {time.perf_counter() - started:.0f} s\n")
     show(summarise(rows))
-    write(rows, args.out or "placement_gangs" + ("-smoke" if args.smoke else ""))
+    write(rows, stem)
     return 0
 
 
