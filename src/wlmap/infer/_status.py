@@ -20,6 +20,7 @@ from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._ready import ready_matchers
+from wlmap.infer._rollout import find_rollout, rollout_matchers
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
 from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, classify
@@ -124,6 +125,13 @@ def plan_status(
         for state, test in readiness_matchers(readiness, others, suspend_path).items():
             plan.mappings.setdefault(state, []).append(by_expression(test))
         plan.evidence.append(readiness.evidence)
+    rollout = find_rollout(status)
+    if rollout is not None:
+        above = PRECEDENCE[: PRECEDENCE.index(GenericStatus.RUNNING)]
+        signals = (plan.phase_path, plan.conditions_path)
+        higher = [matcher_jq(m, *signals) for s in above for m in plan.mappings.get(s, ())]
+        rollout_matchers(rollout, plan.mappings, higher, suspend_path, signals)
+        plan.evidence.append(rollout.evidence)
     failures = find_failures(status)
     if failures is not None:
         ended = [
