@@ -23,6 +23,7 @@ from wlmap.infer._ready import ready_matchers
 from wlmap.infer._rollout import find_rollout, rollout_matchers
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
+from wlmap.infer._stopping import stopping_matchers
 from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, classify
 
 
@@ -105,6 +106,7 @@ def plan_status(
         status = Node(("status",), {"x-kubernetes-preserve-unknown-fields": True})
     conditions = conditions or _conditions(status)
     phase = find_phase(status, samples)
+    own = conditions
     if conditions is not None and phase is not None and _phase_first(conditions, phase[0], samples):
         conditions = None
     by_state: dict[GenericStatus, list[str]] = {}
@@ -132,6 +134,9 @@ def plan_status(
         higher = [matcher_jq(m, *signals) for s in above for m in plan.mappings.get(s, ())]
         rollout_matchers(rollout, plan.mappings, higher, suspend_path, signals)
         plan.evidence.append(rollout.evidence)
+    signals = (plan.phase_path, plan.conditions_path)
+    if own is not None and (stopping := stopping_matchers(own, plan.mappings, *signals)):
+        plan.evidence.append(stopping)
     failures = find_failures(status)
     if failures is not None:
         ended = [

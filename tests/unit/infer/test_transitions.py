@@ -64,3 +64,19 @@ def test_without_an_updated_count_there_is_no_rollout_reading() -> None:
     status = {"type": "object", "properties": {"conditions": CONDITIONS, **counts}}
     draft = infer(crd(_SPEC, status))
     assert _phases(draft, _counts(3, 2, 1)) == ["Initializing"]
+
+
+def test_a_stopped_phase_with_a_stopping_reason_is_suspending() -> None:
+    status = {"type": "object", "properties": {"status": _STRING, "conditions": _WITH_REASON}}
+    draft = infer(crd(_SPEC, status))
+
+    def stopped(reason: str) -> dict[str, Any]:
+        ready = {"type": "AppReady", "status": "False", "reason": reason}
+        return {"status": "Stopped", "conditions": [ready]}
+
+    assert _phases(draft, stopped("AppStopping")) == ["Suspending"]
+    assert _phases(draft, stopped("AppStopped")) == ["Suspended"]
+    # A condition named after the transition says it by its status, not its reason.
+    named = {"type": "AppStopping", "status": "False", "reason": "AppStopping"}
+    assert _phases(draft, {"status": "Stopped", "conditions": [named]}) == ["Suspended"]
+    assert "suspending" in {e.subject for e in draft.review}
