@@ -129,7 +129,7 @@ def infer(
     status = plan_status(
         schema.child("status"), mine, suspend.asked if suspend else None, spec_node
     )
-    facts = infer_selectors(components, mine, pods, group)
+    facts = infer_selectors(components, mine, pods)
     # A gang is a job: what can complete by evidence (an enum, a sample, a phase value),
     # not by a common condition type offered as a guess, or what a boolean suspends (the
     # batch queues' handle). Services and node sets are no gangs.
