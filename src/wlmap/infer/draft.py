@@ -137,7 +137,7 @@ def infer(
         e.choice == GenericStatus.COMPLETED.value and not e.needs_review for e in status.evidence
     )
     states = [s for s in status.mappings if s is not GenericStatus.COMPLETED or completes]
-    gang, gang_evidence = plan_gang(root, components, states, facts.workload_label)
+    gang, gang_evidence = plan_gang(root, components, states, facts.workload_label, kind)
     if suspend is not None:
         evidence.append(suspend.evidence)
     evidence += status.evidence

@@ -128,6 +128,22 @@ def test_without_pods_a_label_named_after_the_role_names_the_instance() -> None:
     assert seen == [("ps", 1), ("worker", 1)]
 
 
+def test_without_pods_a_job_is_grouped_by_the_label_named_after_its_kind() -> None:
+    draft = infer(TASKS)
+    assert "gangScheduling" in draft.definition["spec"]["optimizationInstructions"]
+    definition = definition_from_mapping(draft.definition, "d")
+    pods = [
+        _task_pod("w-ps-0", "ps", "0"),
+        _task_pod("w-worker-0", "worker", "0"),
+        _task_pod("w-worker-1", "worker", "1"),
+    ]
+    view = interpret(definition, TASK_SAMPLE, pods=pods).to_dict()
+    assert [(g["name"], g["minMember"]) for g in view["gangGroups"]] == [
+        ("widget", 3),
+        ("widget-w", 3),
+    ]
+
+
 def test_without_pods_a_label_naming_the_role_selects_its_pods() -> None:
     draft = infer(SOURCE, samples=[SAMPLE])
     assert "podSelector type" in {e.subject for e in draft.review}
