@@ -102,3 +102,19 @@ def test_a_minimum_on_the_spec_is_shared_out_over_the_roles_in_order() -> None:
     ]
     # No whole minimum: each role keeps its own (its count when it has none).
     assert minimums(None, {"replicas": 2}, {"replicas": 4, "minAvailable": 1}) == [2, 1]
+
+
+def test_a_default_only_the_description_states_is_the_fallback() -> None:
+    role = {
+        "type": "object",
+        "properties": {
+            "replicas": {"type": "integer", "description": "If unspecified, defaults to 3."},
+            "template": POD_TEMPLATE,
+        },
+    }
+    source = crd({"type": "object", "properties": {"roles": {"type": "array", "items": role}}})
+    draft = infer(source)
+    valid(draft, source)
+    workload = obj({"roles": [{"template": template()}, {"replicas": 2, "template": template()}]})
+    assert [count for _, _, count in components(draft, workload)[1:]] == [3, 2]
+    assert any("3 when unset by its description" in e.reason for e in draft.evidence)
