@@ -134,9 +134,12 @@ def plan_status(
         higher = [matcher_jq(m, *signals) for s in above for m in plan.mappings.get(s, ())]
         rollout_matchers(rollout, plan.mappings, higher, suspend_path, signals)
         plan.evidence.append(rollout.evidence)
-    signals = (plan.phase_path, plan.conditions_path)
-    if own is not None and (stopping := stopping_matchers(own, plan.mappings, *signals)):
-        plan.evidence.append(stopping)
+    # A phase written at once beside conditions that say more: where the conditions are
+    # read themselves, their own Suspended type is the controller's verdict.
+    if own is not None and conditions is None and plan.phase_path is not None:
+        stopping = stopping_matchers(own, plan.mappings, plan.phase_path, None)
+        if stopping is not None:
+            plan.evidence.append(stopping)
     failures = find_failures(status)
     if failures is not None:
         ended = [

@@ -1,8 +1,9 @@
-"""A stop asked and not yet done: Suspending while a reason says so under a Suspended state.
+"""A stop asked and not yet done: Suspending while a reason says so under a Suspended phase.
 
-Some controllers write the outcome of a stop at once (a phase ``Stopped`` as soon as
-every replica count is 0) and say in a condition's ``reason`` that the pods are still
-going (``MilvusStopping``, then ``MilvusStopped``). A reason holding a Suspending word
+Some controllers write the outcome of a stop in the phase at once (``Stopped`` as soon
+as every replica count is 0) and say in a condition's ``reason`` that the pods are
+still going (``MilvusStopping``, then ``MilvusStopped``); this applies where the draft
+reads the phase rather than the conditions. A reason holding a Suspending word
 (stopping, pausing, suspending, aborting) is that transition: while it is there the
 workload is Suspending rather than Suspended. A condition named after the transition
 (``RayClusterSuspending``, False for the reason ``RayClusterSuspending``) speaks by its
