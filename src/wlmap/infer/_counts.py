@@ -3,7 +3,8 @@
 A count is an integer property of the object holding the template (the role). Its name
 or its description decides which count it is: ``replicas``, ``size``, ``instances``,
 "number of replicas" make the desired count; a ``min``/``max`` prefix on such a name the
-bounds. A schema default becomes the fallback of the jq expression.
+bounds. A schema default becomes the fallback of the jq expression, else a default the
+description states ("If unspecified, defaults to 1.").
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ _MIN = re.compile(rf"^min(imum)?{_COUNT_NOUN}$", re.IGNORECASE)
 _MAX = re.compile(rf"^max(imum)?{_COUNT_NOUN}$", re.IGNORECASE)
 # Pods in each replica (a multi-host replica): each replica is then a group of pods.
 _PER_REPLICA = re.compile(r"^(num(ber)?(of)?)?(hosts|(pods|hosts|nodes)per(replica|group))$", re.I)
+# "If unspecified, defaults to 1.", "Default to 1": a default the schema does not declare.
+_DESCRIBED_DEFAULT = re.compile(r"\bdefaults? (?:to|is|value is) (\d+)\b", re.IGNORECASE)
 _DESIRED_WORDS = re.compile(
     r"\b(desired )?number of (desired )?(replicas|pods|instances|workers|nodes)\b", re.IGNORECASE
 )
@@ -54,6 +57,12 @@ def _integer(node: Node) -> bool:
     )
 
 
+def _described_default(description: str) -> int | None:
+    """The default a count's description states, where the schema declares none."""
+    found = _DESCRIBED_DEFAULT.search(description)
+    return int(found.group(1)) if found else None
+
+
 def find_counts(role: Node) -> Counts:
     """The replica, min and max counts among ``role``'s integer properties."""
     desired = minimum = maximum = per_replica = None
@@ -62,17 +71,20 @@ def find_counts(role: Node) -> Counts:
             continue
         name = child.path[-1]
         default = child.schema.get("default")
-        default = default if isinstance(default, int) else None
+        named = f"integer named {name!r}"
+        if not isinstance(default, int):
+            default = _described_default(child.description)
+            named += f", {default} when unset by its description" if default is not None else ""
         where = show(child.path)
         if _PER_REPLICA.match(name) and per_replica is None:
-            reason = f"integer named {name!r}: pods in each replica"
+            reason = f"{named}: pods in each replica"
             per_replica = Count(name, default, _ev("replicasPath", where, reason))
         elif _MIN.match(name) and minimum is None:
-            minimum = Count(name, default, _ev("minReplicasPath", where, f"integer named {name!r}"))
+            minimum = Count(name, default, _ev("minReplicasPath", where, named))
         elif _MAX.match(name) and maximum is None:
-            maximum = Count(name, default, _ev("maxReplicasPath", where, f"integer named {name!r}"))
+            maximum = Count(name, default, _ev("maxReplicasPath", where, named))
         elif _DESIRED.match(name) and desired is None:
-            desired = Count(name, default, _ev("replicasPath", where, f"integer named {name!r}"))
+            desired = Count(name, default, _ev("replicasPath", where, named))
         elif desired is None and _DESIRED_WORDS.search(child.description):
             words = _DESIRED_WORDS.search(child.description)
             assert words is not None

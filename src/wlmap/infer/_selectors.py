@@ -49,7 +49,6 @@ def infer_selectors(
     components: Sequence[Component],
     samples: Sequence[Mapping[str, Any]],
     pods: Sequence[Mapping[str, Any]],
-    group: str = "",
 ) -> PodFacts:
     """Set each component's pod selector from the pods of the samples; say what was used."""
     facts = PodFacts()
@@ -64,19 +63,35 @@ def infer_selectors(
                 _guess_type(comp)
     for comp in components:
         if comp.instance_id_path and "componentInstanceSelector" not in comp.selector:
-            # Pods must name their instance; which label does is not in the schema.
-            label = f"{group}/{comp.name.lower()}-name" if group else f"{comp.name.lower()}-name"
-            comp.selector["componentInstanceSelector"] = {"idPath": _key_path(label)}
-            comp.evidence.append(
-                Evidence(
-                    "podSelector instance",
-                    label,
-                    "none",
-                    "placeholder: no pods were given to show the label naming the instance",
-                    Strength.GUESS,
-                )
-            )
+            _guess_instance(comp)
     return facts
+
+
+def _guess_instance(comp: Component) -> None:
+    """Without pods to show it, the instance is named by a label named after the role.
+
+    Controllers label each pod with the name of its role instance under a key holding
+    the role's word (``volcano.sh/task-spec`` for ``tasks``,
+    ``jobset.sigs.k8s.io/replicatedjob-name`` for ``replicatedJobs``); the index labels
+    beside it (``task-index``) hold integers, which no instance is named.
+    """
+    word = comp.name.lower()
+    comp.selector["componentInstanceSelector"] = {
+        "idPath": (
+            "[.metadata.labels // {} | to_entries[]"
+            f' | select((.key | split("/") | last | ascii_downcase | contains("{word}"))'
+            ' and (.value | test("^[0-9]*$") | not)) | .value] | first'
+        )
+    }
+    comp.evidence.append(
+        Evidence(
+            "podSelector instance",
+            f"a label whose name holds {word!r}",
+            "none",
+            "no pods were given to show the label naming the instance",
+            Strength.GUESS,
+        )
+    )
 
 
 def _guess_type(comp: Component) -> None:

@@ -20,8 +20,10 @@ from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._ready import ready_matchers
+from wlmap.infer._rollout import find_rollout, rollout_matchers
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
+from wlmap.infer._stopping import stopping_matchers
 from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, classify
 
 
@@ -104,6 +106,7 @@ def plan_status(
         status = Node(("status",), {"x-kubernetes-preserve-unknown-fields": True})
     conditions = conditions or _conditions(status)
     phase = find_phase(status, samples)
+    own = conditions
     if conditions is not None and phase is not None and _phase_first(conditions, phase[0], samples):
         conditions = None
     by_state: dict[GenericStatus, list[str]] = {}
@@ -124,6 +127,19 @@ def plan_status(
         for state, test in readiness_matchers(readiness, others, suspend_path).items():
             plan.mappings.setdefault(state, []).append(by_expression(test))
         plan.evidence.append(readiness.evidence)
+    rollout = find_rollout(status)
+    if rollout is not None:
+        above = PRECEDENCE[: PRECEDENCE.index(GenericStatus.RUNNING)]
+        signals = (plan.phase_path, plan.conditions_path)
+        higher = [matcher_jq(m, *signals) for s in above for m in plan.mappings.get(s, ())]
+        rollout_matchers(rollout, plan.mappings, higher, suspend_path, signals)
+        plan.evidence.append(rollout.evidence)
+    # A phase written at once beside conditions that say more: where the conditions are
+    # read themselves, their own Suspended type is the controller's verdict.
+    if own is not None and conditions is None and plan.phase_path is not None:
+        stopping = stopping_matchers(own, plan.mappings, plan.phase_path, None)
+        if stopping is not None:
+            plan.evidence.append(stopping)
     failures = find_failures(status)
     if failures is not None:
         ended = [

@@ -24,6 +24,7 @@ from wlmap.infer._render import render
 from wlmap.infer._roles import plan_roles
 from wlmap.infer._schema import Node, borrowed_schema, version_schema
 from wlmap.infer._selectors import infer_selectors
+from wlmap.infer._shared_minimum import share_spec_minimum
 from wlmap.infer._status import plan_status
 from wlmap.infer._suspend import Suspend, find_suspend, stopped_counts
 from wlmap.infer._templates import find_templates
@@ -119,6 +120,7 @@ def infer(
             f"and no sample holds one there{hint}"
         )
     components = plan_roles(root, spec_node, templates, mine)
+    share_spec_minimum(spec_node, components)
     suspend = find_suspend(spec_node, templates)
     if suspend is not None and suspend.stops_pods:
         for comp in components:
@@ -127,7 +129,7 @@ def infer(
     status = plan_status(
         schema.child("status"), mine, suspend.asked if suspend else None, spec_node
     )
-    facts = infer_selectors(components, mine, pods, group)
+    facts = infer_selectors(components, mine, pods)
     # A gang is a job: what can complete by evidence (an enum, a sample, a phase value),
     # not by a common condition type offered as a guess, or what a boolean suspends (the
     # batch queues' handle). Services and node sets are no gangs.
@@ -135,7 +137,7 @@ def infer(
         e.choice == GenericStatus.COMPLETED.value and not e.needs_review for e in status.evidence
     )
     states = [s for s in status.mappings if s is not GenericStatus.COMPLETED or completes]
-    gang, gang_evidence = plan_gang(root, components, states, facts.workload_label)
+    gang, gang_evidence = plan_gang(root, components, states, facts.workload_label, kind)
     if suspend is not None:
         evidence.append(suspend.evidence)
     evidence += status.evidence

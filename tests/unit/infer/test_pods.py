@@ -85,11 +85,63 @@ def test_completion_only_guessed_from_common_condition_types_makes_no_gang() -> 
     )
 
 
-def test_without_pods_the_instance_label_is_a_placeholder_to_review() -> None:
-    draft = infer(SOURCE)
-    assert any(
-        e.subject == "podSelector instance" and "placeholder" in e.reason for e in draft.review
+TASK = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "replicas": {"type": "integer"},
+        "template": POD_TEMPLATE,
+    },
+}
+TASKS = crd(
+    {"type": "object", "properties": {"tasks": {"type": "array", "items": TASK}}},
+    {"type": "object", "properties": {"phase": {"type": "string", "enum": ["Completed"]}}},
+)
+TASK_SAMPLE = obj(
+    {
+        "tasks": [
+            {"name": "ps", "replicas": 1, "template": template()},
+            {"name": "worker", "replicas": 2, "template": template()},
+        ]
+    }
+)
+
+
+def _task_pod(name: str, task: str, index: str, owner: str = "w") -> dict[str, Any]:
+    return _pod(
+        name,
+        {
+            "example.com/widget-namespace": "default",
+            "example.com/widget-name": owner,
+            "example.com/task-index": index,
+            "example.com/task-spec": task,
+        },
     )
+
+
+def test_without_pods_a_label_named_after_the_role_names_the_instance() -> None:
+    draft = infer(TASKS)
+    assert "podSelector instance" in {e.subject for e in draft.review}
+    pods = [_task_pod("w-ps-0", "ps", "0"), _task_pod("w-worker-1", "worker", "1")]
+    view = interpret(definition_from_mapping(draft.definition, "d"), TASK_SAMPLE, pods=pods)
+    seen = [(c["instance"], c["podsObserved"]) for c in view.to_dict()["components"][1:]]
+    assert seen == [("ps", 1), ("worker", 1)]
+
+
+def test_without_pods_a_job_is_grouped_by_the_label_named_after_its_kind() -> None:
+    draft = infer(TASKS)
+    assert "gangScheduling" in draft.definition["spec"]["optimizationInstructions"]
+    definition = definition_from_mapping(draft.definition, "d")
+    pods = [
+        _task_pod("w-ps-0", "ps", "0"),
+        _task_pod("w-worker-0", "worker", "0"),
+        _task_pod("w-worker-1", "worker", "1"),
+    ]
+    view = interpret(definition, TASK_SAMPLE, pods=pods).to_dict()
+    assert [(g["name"], g["minMember"]) for g in view["gangGroups"]] == [
+        ("widget", 3),
+        ("widget-w", 3),
+    ]
 
 
 def test_without_pods_a_label_naming_the_role_selects_its_pods() -> None:
