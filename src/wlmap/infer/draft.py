@@ -19,7 +19,7 @@ from wlmap.errors import ManifestError
 from wlmap.infer._components import Component
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._fragments import find_fragments
-from wlmap.infer._gang import plan_gang
+from wlmap.infer._gang import gang_description, plan_gang
 from wlmap.infer._render import render
 from wlmap.infer._roles import plan_roles
 from wlmap.infer._schema import Node, borrowed_schema, version_schema
@@ -135,7 +135,10 @@ def infer(
         e.choice == GenericStatus.COMPLETED.value and not e.needs_review for e in status.evidence
     )
     states = [s for s in status.mappings if s is not GenericStatus.COMPLETED or completes]
-    gang, gang_evidence = plan_gang(root, components, states, facts.workload_label)
+    described = gang_description(schema, spec_node, [t.path for t in templates])
+    gang, gang_evidence = plan_gang(
+        root, components, states, facts.workload_label, described, facts.replica_label
+    )
     if suspend is not None:
         evidence.append(suspend.evidence)
     evidence += status.evidence
