@@ -20,6 +20,7 @@ from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._ready import ready_matchers
+from wlmap.infer._retry import failing_phase
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
 from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, classify
@@ -112,6 +113,12 @@ def plan_status(
     elif phase is not None:
         plan.phase_path, mappings, evidence = plan_phase(phase[0], phase[1], suspend_path)
         plan.mappings.update(mappings)
+        failing = failing_phase(plan.phase_path, phase[1], spec, suspend_path)
+        if failing is not None:
+            for state, test in failing.tests.items():
+                plan.mappings.setdefault(state, []).append(by_expression(test))
+            read = {e.subject for e in failing.evidence}
+            evidence = [e for e in evidence if e.subject not in read] + failing.evidence
         plan.evidence += evidence
     readiness = find_readiness(status, spec)
     if readiness is not None:
