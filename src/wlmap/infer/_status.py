@@ -17,7 +17,7 @@ from typing import Any
 from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength, unmapped
 from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
-from wlmap.infer._phase import by_expression, find_phase, plan_phase
+from wlmap.infer._phase import by_expression, find_phase, plan_phase, unset_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._ready import ready_matchers
 from wlmap.infer._retry import failing_phase
@@ -83,6 +83,12 @@ def _phase_first(conditions: Node, phase: Node, samples: Sequence[Mapping[str, A
     return not listed and phase.path[-1] in ("phase", "state", "status") and len(phase.path) == 2
 
 
+def _starts(values: Sequence[str]) -> bool:
+    """Whether a listed phase value names the start (``Pending``): then an empty phase is
+    not how the controller says it has not started."""
+    return any((found := classify(v)) and found[0] is GenericStatus.INITIALIZING for v in values)
+
+
 def _any(path: str, types: Sequence[str], type_field: str, status_field: str) -> str:
     test = " or ".join(f'.{type_field} == "{t}"' for t in types)
     if len(types) > 1:
@@ -131,6 +137,10 @@ def plan_status(
         for state, test in readiness_matchers(readiness, others, suspend_path).items():
             plan.mappings.setdefault(state, []).append(by_expression(test))
         plan.evidence.append(readiness.evidence)
+    elif plan.phase_path is not None and phase is not None and not _starts(phase[1]):
+        matcher, evidence_unset = unset_phase(plan.phase_path, suspend_path)
+        plan.mappings.setdefault(GenericStatus.INITIALIZING, []).append(matcher)
+        plan.evidence.append(evidence_unset)
     failures = find_failures(status)
     if failures is not None:
         ended = [
