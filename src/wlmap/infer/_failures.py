@@ -7,7 +7,8 @@ its restart or failure policy: Degraded, beside whatever else holds. Found by sh
 object of role counts: an integer ``failed`` beside ``active``, ``ready`` or
 ``succeeded``), offered as a guess. Others keep the state of each member pod by name (a
 map of plain strings said to be states: Spark's ``executorState``); one member in a
-failed state (by the vocabulary) while the workload runs on is Degraded the same way.
+failed state (by the vocabulary) while the workload runs on is Degraded the same way,
+and so is the apps/v1 ``ReplicaFailure`` condition where the phase speaks for the rest.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._schema import ITEMS, VALUES, Node, jq_path, show, walk
-from wlmap.infer._vocabulary import VOCABULARY, words
+from wlmap.infer._vocabulary import REPLICA_FAILURE, VOCABULARY, words
 
 _BESIDE = ("active", "ready", "succeeded")
 _STATE_WORDS = frozenset({"state", "states", "phase", "phases"})
@@ -86,6 +87,24 @@ def _member_states(status: Node) -> Failures | None:
             ),
         )
     return None
+
+
+def replica_failure(conditions: Node) -> Failures:
+    """The apps/v1 ``ReplicaFailure`` condition among ``conditions``: pods the controller
+    could not create or delete, and keeps trying to (Deployment, ReplicaSet, and the
+    controllers that copy them, KubeRay's RayCluster)."""
+    path = jq_path(conditions.path, optional=False)
+    return Failures(
+        f'any({path}[]?; .type == "{REPLICA_FAILURE}" and .status == "True")',
+        Evidence(
+            "degraded",
+            f"{REPLICA_FAILURE} True in {show(conditions.path)}",
+            show(conditions.path),
+            "the apps/v1 condition for pods that could not be created or deleted; read "
+            "beside the phase, which speaks for the other states",
+            Strength.GUESS,
+        ),
+    )
 
 
 def matcher_jq(matcher: Mapping[str, Any], phase_path: str | None, conditions: str | None) -> str:

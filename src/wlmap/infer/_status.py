@@ -16,7 +16,7 @@ from typing import Any
 
 from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength, unmapped
-from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
+from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq, replica_failure
 from wlmap.infer._phase import by_expression, find_phase, plan_phase, unset_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._ready import ready_matchers
@@ -111,7 +111,10 @@ def plan_status(
         status = Node(("status",), {"x-kubernetes-preserve-unknown-fields": True})
     conditions = conditions or _conditions(status)
     phase = find_phase(status, samples)
+    # Own conditions giving way to the phase still carry the apps/v1 ReplicaFailure.
+    given_way: Node | None = None
     if conditions is not None and phase is not None and _phase_first(conditions, phase[0], samples):
+        given_way = conditions if len(conditions.path) == 2 else None
         conditions = None
     by_state: dict[GenericStatus, list[str]] = {}
     if conditions is not None:
@@ -141,13 +144,13 @@ def plan_status(
         matcher, evidence_unset = unset_phase(plan.phase_path, suspend_path)
         plan.mappings.setdefault(GenericStatus.INITIALIZING, []).append(matcher)
         plan.evidence.append(evidence_unset)
-    failures = find_failures(status)
-    if failures is not None:
-        ended = [
-            matcher_jq(m, plan.phase_path, plan.conditions_path)
-            for state in (GenericStatus.FAILED, GenericStatus.COMPLETED)
-            for m in plan.mappings.get(state, ())
-        ]
+    found = [find_failures(status), replica_failure(given_way) if given_way else None]
+    ended = [
+        matcher_jq(m, plan.phase_path, plan.conditions_path)
+        for state in (GenericStatus.FAILED, GenericStatus.COMPLETED)
+        for m in plan.mappings.get(state, ())
+    ]
+    for failures in (f for f in found if f is not None):
         plan.mappings.setdefault(GenericStatus.DEGRADED, []).append(
             degraded_matcher(failures, ended, suspend_path)
         )

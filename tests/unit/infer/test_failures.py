@@ -8,7 +8,7 @@ from wlmap.definitions import definition_from_mapping
 from wlmap.infer import infer
 from wlmap.workload import interpret
 
-from ._crds import POD_TEMPLATE, crd, obj, template
+from ._crds import CONDITIONS, POD_TEMPLATE, crd, obj, template
 
 _SPEC: dict[str, Any] = {"type": "object", "properties": {"template": POD_TEMPLATE}}
 _STATE: dict[str, Any] = {"type": "string", "enum": ["Pending", "Running", "Failed"]}
@@ -61,3 +61,32 @@ def test_timestamps_and_free_form_maps_are_no_member_states() -> None:
     noted = {"state": "Running", "notes": {"last": "failed"}}
     assert _phases(draft.definition, noted) == ["Running"]
     assert "degraded" not in {e.subject for e in draft.evidence}
+
+
+def test_replica_failure_beside_a_plain_state_is_degraded() -> None:
+    # Condition types nobody lists give way to the state field, all but ReplicaFailure.
+    status = {
+        "type": "object",
+        "properties": {"state": {"type": "string"}, "conditions": CONDITIONS},
+    }
+    draft = infer(crd(_SPEC, status))
+    refused = [{"type": "ReplicaFailure", "status": "True"}]
+    assert _phases(draft.definition, {"state": "ready", "conditions": refused}) == [
+        "Running",
+        "Degraded",
+    ]
+    assert _phases(draft.definition, {"state": "ready"}) == ["Running"]
+    assert _phases(draft.definition, {"state": "failed", "conditions": refused}) == ["Failed"]
+
+
+def test_a_listed_replica_failure_is_degraded_not_failed() -> None:
+    types = {"type": "string", "enum": ["Available", "ReplicaFailure"]}
+    conditions = {
+        "type": "array",
+        "items": {"type": "object", "properties": {"type": types, "status": {"type": "string"}}},
+    }
+    draft = infer(crd(_SPEC, {"type": "object", "properties": {"conditions": conditions}}))
+    said = {e.subject: e.choice for e in draft.evidence}
+    assert said["condition ReplicaFailure"] == "Degraded"
+    both = [{"type": "Available", "status": "True"}, {"type": "ReplicaFailure", "status": "True"}]
+    assert _phases(draft.definition, {"conditions": both}) == ["Degraded"]
