@@ -6,7 +6,7 @@ rerun when the restart policy allows one, else the final failure. Where the spec
 a restart policy of its own (``.spec.restartPolicy``, a string or an object with a
 string ``type``, whose enum offers ``Never`` beside retrying values), a failing phase is
 Degraded while the policy is not ``Never`` (unset is ``Never``: retrying is opted into)
-and Failed under ``Never``; without one it is Failed. Guesses: a policy may also cap the
+and Failed under ``Never``; without one, a listed failing value is Failed. Guesses: a policy may also cap the
 retries, which only the controller counts.
 """
 
@@ -47,7 +47,8 @@ def failing_phase(
     phase_path: str, values: Sequence[str], spec: Node | None, suspend: str | None
 ) -> Failing | None:
     """Matchers for the failing values among ``values`` (every spelling of ``failing``
-    when none are listed), or None when the phase lists values and none is failing."""
+    when none are listed), or None when the phase lists values and none is failing, or
+    lists none and the spec has no restart policy."""
     listed = [v for v in values if "".join(words(v)) in FAILING]
     if values and not listed:
         return None
@@ -57,6 +58,8 @@ def failing_phase(
         held = f'({phase_path} // "" | ascii_downcase | test("^({"|".join(sorted(FAILING))})$"))'
     subjects = [f"phase {v}" for v in listed] or ["phase failing"]
     policy = _policy(spec)
+    if policy is None and not listed:
+        return None  # nothing says the phase has such a value or what follows it
     if policy is None:
         reason = "a failure under way, and the spec has no restart policy to retry it"
         return Failing(
