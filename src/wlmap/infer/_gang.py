@@ -70,7 +70,7 @@ def plan_gang(
         reason += f"; its pods share the label {workload_label}"
     if name != root and replica_label is not None:
         keys.append(f'.metadata.labels["{replica_label}"]')
-        reason += f", each replica's the label {replica_label}"
+        reason += f"; each replica's pods carry their index in {replica_label}"
     if keys:
         member["groupByKeyPaths"] = keys
     # Both formats: the legacy named groups and the one group of the v2 format.

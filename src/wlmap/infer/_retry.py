@@ -6,8 +6,8 @@ rerun when the restart policy allows one, else the final failure. Where the spec
 a restart policy of its own (``.spec.restartPolicy``, a string or an object with a
 string ``type``, whose enum offers ``Never`` beside retrying values), a failing phase is
 Degraded while the policy is not ``Never`` (unset is ``Never``: retrying is opted into)
-and Failed under ``Never``; without one, a listed failing value is Failed. Guesses: a policy may also cap the
-retries, which only the controller counts.
+and Failed under ``Never``; without one, a listed failing value is Failed. Guesses: a
+policy may also cap the retries, which only the controller counts.
 """
 
 from __future__ import annotations
