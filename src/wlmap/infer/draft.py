@@ -26,6 +26,7 @@ from wlmap.infer._schema import Node, borrowed_schema, version_schema
 from wlmap.infer._selectors import infer_selectors
 from wlmap.infer._status import plan_status
 from wlmap.infer._suspend import Suspend, find_suspend, stopped_counts
+from wlmap.infer._switched import apply_switched_bounds
 from wlmap.infer._templates import find_templates
 
 Format = Literal["wlmap", "karta"]
@@ -119,6 +120,7 @@ def infer(
             f"and no sample holds one there{hint}"
         )
     components = plan_roles(root, spec_node, templates, mine)
+    apply_switched_bounds(spec_node, components)
     suspend = find_suspend(spec_node, templates)
     if suspend is not None and suspend.stops_pods:
         for comp in components:
