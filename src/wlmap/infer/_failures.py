@@ -5,7 +5,10 @@ succeeded and failed (a ``replicaStatuses`` map, a ``replicatedJobsStatus`` list
 failed count above zero while no outcome is reported means the workload runs on under
 its restart or failure policy: Degraded, beside whatever else holds. Found by shape (an
 object of role counts: an integer ``failed`` beside ``active``, ``ready`` or
-``succeeded``), offered as a guess.
+``succeeded``), offered as a guess. Others keep the state of each member pod by name (a
+map of plain strings said to be states: Spark's ``executorState``); one member in a
+failed state (by the vocabulary) while the workload runs on is Degraded the same way,
+and so is the apps/v1 ``ReplicaFailure`` condition where the phase speaks for the rest.
 """
 
 from __future__ import annotations
@@ -14,10 +17,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._schema import ITEMS, VALUES, Node, jq_path, show, walk
+from wlmap.infer._vocabulary import REPLICA_FAILURE, VOCABULARY, words
 
 _BESIDE = ("active", "ready", "succeeded")
+_STATE_WORDS = frozenset({"state", "states", "phase", "phases"})
 
 
 @dataclass(frozen=True)
@@ -50,7 +56,55 @@ def find_failures(status: Node) -> Failures | None:
                     Strength.GUESS,
                 ),
             )
+    return _member_states(status)
+
+
+def _member_states(status: Node) -> Failures | None:
+    """The first map under ``status`` of plain strings that its name or its values'
+    description says are states (not timestamps: a ``format`` says what else a string
+    is). The map's own description is not enough: a free-form map (Knative's status
+    annotations) may say it keeps "some additional state"."""
+    for node in walk(status):
+        values = node.values
+        if len(node.path) > 3 or values is None or values.type != "string":
+            continue
+        if values.schema.get("format"):
+            continue
+        said = words(f"{node.path[-1]} {values.description}")
+        if not _STATE_WORDS.intersection(said):
+            continue
+        failed = "|".join(sorted(VOCABULARY[GenericStatus.FAILED]))
+        collection = jq_path(node.path, optional=False)
+        return Failures(
+            f'any({collection}[]?; type == "string" and (ascii_downcase | test("^({failed})$")))',
+            Evidence(
+                "degraded",
+                f"a failed value in {show(node.path)}",
+                show(values.path),
+                "states of members by name; a member failed before the workload ended is "
+                "lost or replaced while the others run on",
+                Strength.GUESS,
+            ),
+        )
     return None
+
+
+def replica_failure(conditions: Node) -> Failures:
+    """The apps/v1 ``ReplicaFailure`` condition among ``conditions``: pods the controller
+    could not create or delete, and keeps trying to (Deployment, ReplicaSet, and the
+    controllers that copy them, KubeRay's RayCluster)."""
+    path = jq_path(conditions.path, optional=False)
+    return Failures(
+        f'any({path}[]?; .type == "{REPLICA_FAILURE}" and .status == "True")',
+        Evidence(
+            "degraded",
+            f"{REPLICA_FAILURE} True in {show(conditions.path)}",
+            show(conditions.path),
+            "the apps/v1 condition for pods that could not be created or deleted; read "
+            "beside the phase, which speaks for the other states",
+            Strength.GUESS,
+        ),
+    )
 
 
 def matcher_jq(matcher: Mapping[str, Any], phase_path: str | None, conditions: str | None) -> str:

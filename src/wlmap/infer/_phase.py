@@ -136,3 +136,19 @@ def _with_suspend(
                 by_expression(f"{suspend} != true and {test}" if active else test)
             )
     return out
+
+
+def unset_phase(path: str, suspend: str | None) -> tuple[dict[str, Any], Evidence]:
+    """Initializing while the status is written but the phase is not yet: the controller
+    has seen the object and not named its state (RayCluster's empty ``state`` while its
+    pods are provisioned). For phases with no listed value naming the start."""
+    test = f'((.status // {{}}) | length) > 0 and ({path} // "") == ""'
+    if suspend is not None:
+        test = f"{suspend} != true and {test}"
+    return by_expression(test), Evidence(
+        "phase unset",
+        GenericStatus.INITIALIZING.value,
+        path,
+        "a status is written and the phase is empty: not yet named by the controller",
+        Strength.GUESS,
+    )

@@ -47,7 +47,7 @@ def plan_roles(
         # group where the count's description counts groups.
         described = (spec.child(counts.replicas.field) or spec).description
         name = "group" if re.search(r"\bgroups?\b", described, re.IGNORECASE) else "replica"
-        group = Component(planner.unique(name), root_name)
+        group = Component(planner.unique(name), root_name, element=spec.path)
         group.evidence.append(
             Evidence(
                 f"component {group.name}",

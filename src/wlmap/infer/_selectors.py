@@ -4,11 +4,13 @@ A pod belongs to a sample when it names the sample as owner or carries its name 
 label. Among those pods, a label whose values are the roles' names (or keys) selects
 the component type; one whose values are instance ids selects the instance; one whose
 values are small integers that differ between pods of one role is the replica index;
-one whose value is the sample's name on every pod groups the whole workload (gangs).
+one whose value is the sample's name on every pod groups the whole workload (gangs),
+and one on every pod, numbered and named a replica index, tells a gang per replica apart.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +26,7 @@ class PodFacts:
     """What the pods of the samples show."""
 
     workload_label: str | None = None
+    replica_label: str | None = None  # on every pod, named a replica index: per-replica gangs
     evidence: list[Evidence] = field(default_factory=list)
 
 
@@ -159,6 +162,12 @@ def _from_pods(
                     Strength.SAMPLE,
                 )
             )
+        if (
+            facts.replica_label is None
+            and {"replica", "index"} <= set(re.split(r"[^a-z]+", key.lower()))
+            and all(v is not None and v.isdigit() for v in vals)
+        ):
+            facts.replica_label = key  # the gang says so where it uses it
     pod_components = [c for c in components if c.kind is not None and c.kind[2] == "Pod"]
     for comp in pod_components:
         for key, vals in values.items():

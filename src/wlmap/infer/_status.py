@@ -16,10 +16,11 @@ from typing import Any
 
 from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength, unmapped
-from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
-from wlmap.infer._phase import by_expression, find_phase, plan_phase
+from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq, replica_failure
+from wlmap.infer._phase import by_expression, find_phase, plan_phase, unset_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._ready import ready_matchers
+from wlmap.infer._retry import failing_phase
 from wlmap.infer._rollout import find_rollout, rollout_matchers
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
@@ -84,6 +85,12 @@ def _phase_first(conditions: Node, phase: Node, samples: Sequence[Mapping[str, A
     return not listed and phase.path[-1] in ("phase", "state", "status") and len(phase.path) == 2
 
 
+def _starts(values: Sequence[str]) -> bool:
+    """Whether a listed phase value names the start (``Pending``): then an empty phase is
+    not how the controller says it has not started."""
+    return any((found := classify(v)) and found[0] is GenericStatus.INITIALIZING for v in values)
+
+
 def _any(path: str, types: Sequence[str], type_field: str, status_field: str) -> str:
     test = " or ".join(f'.{type_field} == "{t}"' for t in types)
     if len(types) > 1:
@@ -107,15 +114,16 @@ def plan_status(
     conditions = conditions or _conditions(status)
     phase = find_phase(status, samples)
     own = conditions
+    # Own conditions giving way to the phase still carry the apps/v1 ReplicaFailure.
+    given_way: Node | None = None
     if conditions is not None and phase is not None and _phase_first(conditions, phase[0], samples):
+        given_way = conditions if len(conditions.path) == 2 else None
         conditions = None
     by_state: dict[GenericStatus, list[str]] = {}
     if conditions is not None:
         _conditions_plan(plan, conditions, samples, by_state, suspend_path)
     elif phase is not None:
-        plan.phase_path, mappings, evidence = plan_phase(phase[0], phase[1], suspend_path)
-        plan.mappings.update(mappings)
-        plan.evidence += evidence
+        _phase_plan(plan, phase[0], phase[1], spec, suspend_path)
     readiness = find_readiness(status, spec)
     if readiness is not None:
         others = []
@@ -127,6 +135,10 @@ def plan_status(
         for state, test in readiness_matchers(readiness, others, suspend_path).items():
             plan.mappings.setdefault(state, []).append(by_expression(test))
         plan.evidence.append(readiness.evidence)
+    elif plan.phase_path is not None and phase is not None and not _starts(phase[1]):
+        matcher, evidence_unset = unset_phase(plan.phase_path, suspend_path)
+        plan.mappings.setdefault(GenericStatus.INITIALIZING, []).append(matcher)
+        plan.evidence.append(evidence_unset)
     rollout = find_rollout(status)
     if rollout is not None:
         above = PRECEDENCE[: PRECEDENCE.index(GenericStatus.RUNNING)]
@@ -140,13 +152,13 @@ def plan_status(
         stopping = stopping_matchers(own, plan.mappings, plan.phase_path, None)
         if stopping is not None:
             plan.evidence.append(stopping)
-    failures = find_failures(status)
-    if failures is not None:
-        ended = [
-            matcher_jq(m, plan.phase_path, plan.conditions_path)
-            for state in (GenericStatus.FAILED, GenericStatus.COMPLETED)
-            for m in plan.mappings.get(state, ())
-        ]
+    found = [find_failures(status), replica_failure(given_way) if given_way else None]
+    ended = [
+        matcher_jq(m, plan.phase_path, plan.conditions_path)
+        for state in (GenericStatus.FAILED, GenericStatus.COMPLETED)
+        for m in plan.mappings.get(state, ())
+    ]
+    for failures in (f for f in found if f is not None):
         plan.mappings.setdefault(GenericStatus.DEGRADED, []).append(
             degraded_matcher(failures, ended, suspend_path)
         )
@@ -165,6 +177,25 @@ def plan_status(
             )
         )
     return plan
+
+
+def _phase_plan(
+    plan: StatusPlan,
+    node: Node,
+    values: Sequence[str],
+    spec: Node | None,
+    suspend_path: str | None,
+) -> None:
+    """The phase's own values, and a failing value read through the spec's restart policy."""
+    plan.phase_path, mappings, evidence = plan_phase(node, values, suspend_path)
+    plan.mappings.update(mappings)
+    failing = failing_phase(plan.phase_path, values, spec, suspend_path)
+    if failing is not None:
+        for state, test in failing.tests.items():
+            plan.mappings.setdefault(state, []).append(by_expression(test))
+        read = {e.subject for e in failing.evidence}
+        evidence = [e for e in evidence if e.subject not in read] + failing.evidence
+    plan.evidence += evidence
 
 
 def _conditions_plan(

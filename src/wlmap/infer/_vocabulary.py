@@ -56,6 +56,12 @@ VOCABULARY: dict[GenericStatus, frozenset[str]] = {
     ),
 }
 
+# The apps/v1 condition (Deployment, ReplicaSet) a controller sets while it cannot create
+# or delete pods and keeps trying: a part missing, not a failed workload, whatever the
+# word "failure" in it says.
+REPLICA_FAILURE = "ReplicaFailure"
+_DOCUMENTED = {REPLICA_FAILURE: GenericStatus.DEGRADED}
+
 # Higher first: when values of several states hold, the state earlier here wins.
 PRECEDENCE: tuple[GenericStatus, ...] = (
     GenericStatus.FAILED,
@@ -81,6 +87,8 @@ def classify(value: str) -> tuple[GenericStatus, bool] | None:
 
     None when no vocabulary word is in the value, or a negation is (``NotReady``).
     """
+    if value in _DOCUMENTED:
+        return _DOCUMENTED[value], True
     found = words(value)
     if not found or any(w in _NEGATIONS for w in found):
         return None

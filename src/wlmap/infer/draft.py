@@ -19,7 +19,7 @@ from wlmap.errors import ManifestError
 from wlmap.infer._components import Component
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._fragments import find_fragments
-from wlmap.infer._gang import plan_gang
+from wlmap.infer._gang import gang_description, plan_gang
 from wlmap.infer._render import render
 from wlmap.infer._roles import plan_roles
 from wlmap.infer._schema import Node, borrowed_schema, version_schema
@@ -27,6 +27,7 @@ from wlmap.infer._selectors import infer_selectors
 from wlmap.infer._shared_minimum import share_spec_minimum
 from wlmap.infer._status import plan_status
 from wlmap.infer._suspend import Suspend, find_suspend, stopped_counts
+from wlmap.infer._switched import apply_switched_bounds
 from wlmap.infer._templates import find_templates
 
 Format = Literal["wlmap", "karta"]
@@ -121,6 +122,7 @@ def infer(
         )
     components = plan_roles(root, spec_node, templates, mine)
     share_spec_minimum(spec_node, components)
+    apply_switched_bounds(spec_node, components)
     suspend = find_suspend(spec_node, templates)
     if suspend is not None and suspend.stops_pods:
         for comp in components:
@@ -137,7 +139,10 @@ def infer(
         e.choice == GenericStatus.COMPLETED.value and not e.needs_review for e in status.evidence
     )
     states = [s for s in status.mappings if s is not GenericStatus.COMPLETED or completes]
-    gang, gang_evidence = plan_gang(root, components, states, facts.workload_label, kind)
+    described = gang_description(schema, spec_node, [t.path for t in templates])
+    gang, gang_evidence = plan_gang(
+        root, components, states, facts.workload_label, kind, described, facts.replica_label
+    )
     if suspend is not None:
         evidence.append(suspend.evidence)
     evidence += status.evidence
