@@ -5,7 +5,8 @@ Controllers that summarise a workload in one ``Ready`` condition (the Knative an
 duck type, Sandbox) say more than True: ``Unknown`` is a condition not yet settled (the
 API conventions' meaning), ``False`` for a reason such as ``PodSucceeded`` or
 ``RevisionFailed`` is the outcome, and ``False`` for any other reason is a workload not
-ready yet. All three are guesses for review.
+ready yet. A reason that names a suspension (``SuspendComplete``, ``Paused``) says why the
+workload is down, not how it ended: no outcome. All three are guesses for review.
 """
 
 from __future__ import annotations
@@ -19,10 +20,17 @@ from wlmap.infer._vocabulary import PRECEDENCE, VOCABULARY
 
 _FAILED = "|".join(sorted(VOCABULARY[GenericStatus.FAILED]))
 _COMPLETED = "|".join(sorted(VOCABULARY[GenericStatus.COMPLETED]))
+# The stems of the suspend states' words (suspend, pause, hibernate, stop, abort, resume).
+_SUSPENSION = "suspend|paus|hibernat|stop|abort|resum"
 
 
 def _ready_false(path: str, reason: str) -> str:
     return f'any({path}[]?; .type == "Ready" and .status == "False" and ({reason}))'
+
+
+def _outcome(words: str) -> str:
+    """A reason with one of ``words`` and no word of a suspension."""
+    return f'{_reason(words)} and (test("{_SUSPENSION}"; "i") | not)'
 
 
 def _reason(words: str) -> str:
@@ -44,23 +52,31 @@ def ready_matchers(
                 _evidence(GenericStatus.INITIALIZING, path, "Unknown: not yet settled"),
             )
         ]
-    failed = _ready_false(path, _reason(_FAILED))
-    completed = f"{_ready_false(path, _reason(_COMPLETED))} and ({failed} | not)"
+    failed = _ready_false(path, _outcome(_FAILED))
+    completed = f"{_ready_false(path, _outcome(_COMPLETED))} and ({failed} | not)"
     starting = (
         f'any({path}[]?; .type == "Ready" and (.status == "Unknown" or (.status == "False"'
-        f" and ({_reason(f'{_FAILED}|{_COMPLETED}')} | not))))"
+        f" and ({_outcome(f'{_FAILED}|{_COMPLETED}')} | not))))"
     )
     starting = _guarded(f"{starting} and ({failed} | not)", path, by_state, suspend)
     return [
         (
             GenericStatus.FAILED,
             by_expression(failed),
-            _evidence(GenericStatus.FAILED, path, "False for a reason with a Failed word"),
+            _evidence(
+                GenericStatus.FAILED,
+                path,
+                "False for a reason with a Failed word, none of a suspension",
+            ),
         ),
         (
             GenericStatus.COMPLETED,
             by_expression(completed),
-            _evidence(GenericStatus.COMPLETED, path, "False for a reason with a Completed word"),
+            _evidence(
+                GenericStatus.COMPLETED,
+                path,
+                "False for a reason with a Completed word, none of a suspension",
+            ),
         ),
         (
             GenericStatus.INITIALIZING,

@@ -54,13 +54,17 @@ def _conventional(status: Node) -> Node:
 
 
 def _conditions(status: Node) -> Node | None:
-    for node in walk(status):
-        if len(node.path) > 4 or node.type != "array" or node.items is None:
-            continue
-        props = node.items.properties
-        if "type" in props and "status" in props:
-            return node
-    return None
+    """The shallowest conditions list: the object's own before one a sub-object copies in
+    (RayService's ``.status.conditions`` before ``.status.activeServiceStatus...``)."""
+    found = [
+        node
+        for node in walk(status)
+        if len(node.path) <= 4
+        and node.type == "array"
+        and node.items is not None
+        and {"type", "status"} <= node.items.properties.keys()
+    ]
+    return min(found, key=lambda node: len(node.path), default=None)
 
 
 def _phase_first(conditions: Node, phase: Node, samples: Sequence[Mapping[str, Any]]) -> bool:

@@ -26,8 +26,19 @@ VOCABULARY: dict[GenericStatus, frozenset[str]] = {
             "done",
         }
     ),
+    # A timeout is a deadline the workload missed (InitializingTimeout, TimedOut).
     GenericStatus.FAILED: frozenset(
-        {"failed", "failure", "error", "errored", "crashed", "terminated", "terminating"}
+        {
+            "failed",
+            "failure",
+            "error",
+            "errored",
+            "crashed",
+            "terminated",
+            "terminating",
+            "timeout",
+            "timedout",
+        }
     ),
     GenericStatus.SUSPENDED: frozenset({"suspended", "paused", "hibernated", "stopped", "aborted"}),
     GenericStatus.SUSPENDING: frozenset({"suspending", "pausing", "stopping", "aborting"}),
