@@ -43,7 +43,10 @@ VOCABULARY: dict[GenericStatus, frozenset[str]] = {
     GenericStatus.SUSPENDED: frozenset({"suspended", "paused", "hibernated", "stopped", "aborted"}),
     GenericStatus.SUSPENDING: frozenset({"suspending", "pausing", "stopping", "aborting"}),
     GenericStatus.RESUMING: frozenset({"resuming", "resumed"}),
-    GenericStatus.DEGRADED: frozenset({"restarting", "degraded", "unhealthy", "recovering"}),
+    # Retrying: an attempt failed and another starts (RayJob's Retrying), like restarting.
+    GenericStatus.DEGRADED: frozenset(
+        {"restarting", "retrying", "degraded", "unhealthy", "recovering"}
+    ),
     GenericStatus.RUNNING: frozenset(
         {"running", "ready", "available", "active", "serving", "healthy", "provisioned"}
     ),
