@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wlmap.definitions.status import GenericStatus
+from wlmap.infer._containers import find_container_state
 from wlmap.infer._evidence import Evidence, Strength, unmapped
 from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
@@ -128,17 +129,17 @@ def plan_status(
         for state, test in readiness_matchers(readiness, others, suspend_path).items():
             plan.mappings.setdefault(state, []).append(by_expression(test))
         plan.evidence.append(readiness.evidence)
-    failures = find_failures(status)
-    if failures is not None:
-        ended = [
-            matcher_jq(m, plan.phase_path, plan.conditions_path)
-            for state in (GenericStatus.FAILED, GenericStatus.COMPLETED)
-            for m in plan.mappings.get(state, ())
-        ]
-        plan.mappings.setdefault(GenericStatus.DEGRADED, []).append(
-            degraded_matcher(failures, ended, suspend_path)
-        )
-        plan.evidence.append(failures.evidence)
+    ended = [
+        matcher_jq(m, plan.phase_path, plan.conditions_path)
+        for state in (GenericStatus.FAILED, GenericStatus.COMPLETED)
+        for m in plan.mappings.get(state, ())
+    ]
+    for failures in (find_failures(status), find_container_state(status)):
+        if failures is not None:
+            plan.mappings.setdefault(GenericStatus.DEGRADED, []).append(
+                degraded_matcher(failures, ended, suspend_path)
+            )
+            plan.evidence.append(failures.evidence)
     if suspend_path is not None and GenericStatus.SUSPENDED not in plan.mappings:
         plan.mappings[GenericStatus.SUSPENDED] = [
             {"byExpression": {"expression": f"{suspend_path} == true", "expectedResult": "true"}}
