@@ -18,6 +18,7 @@ from wlmap.definitions.status import GenericStatus
 from wlmap.infer._containers import find_container_state
 from wlmap.infer._evidence import Evidence, Strength, unmapped
 from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
+from wlmap.infer._inner_phase import find_inner_phase, refine_by_inner_phase
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._ready import ready_matchers
@@ -118,6 +119,11 @@ def plan_status(
         plan.phase_path, mappings, evidence = plan_phase(phase[0], phase[1], suspend_path)
         plan.mappings.update(mappings)
         plan.evidence += evidence
+        inner = find_inner_phase(status, phase[0])
+        if inner is not None:
+            plan.evidence.append(
+                refine_by_inner_phase(plan.mappings, plan.phase_path, inner, spec, status)
+            )
     readiness = find_readiness(status, spec)
     if readiness is not None:
         others = []
