@@ -16,7 +16,8 @@ from typing import Any
 from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._phase import by_expression
-from wlmap.infer._vocabulary import PRECEDENCE, VOCABULARY
+from wlmap.infer._schema import Node, jq_path
+from wlmap.infer._vocabulary import PRECEDENCE, VOCABULARY, words
 
 _FAILED = "|".join(sorted(VOCABULARY[GenericStatus.FAILED]))
 _COMPLETED = "|".join(sorted(VOCABULARY[GenericStatus.COMPLETED]))
@@ -88,6 +89,56 @@ def ready_matchers(
             ),
         ),
     ]
+
+
+def find_last_ready(status: Node | None) -> Node | None:
+    """A string at ``.status`` named ``latestReady...`` (Knative's
+    ``latestReadyRevisionName``): the last version of the workload that became ready."""
+    for node in status.children() if status is not None else ():
+        if node.type == "string" and words(node.path[-1])[:2] == ["latest", "ready"]:
+            return node
+    return None
+
+
+def serving_matchers(
+    found: list[tuple[GenericStatus, dict[str, Any], Evidence]],
+    last_ready: Node,
+    path: str,
+    by_state: dict[GenericStatus, list[str]],
+    suspend: str | None,
+) -> list[tuple[GenericStatus, dict[str, Any], Evidence]]:
+    """The Ready matchers once a version has been ready: while ``last_ready`` names one,
+    a Ready that is not True is a newer version rolling out while that one serves
+    (Running), or one that failed (Running and Degraded), not a workload starting or
+    failed."""
+    serving = jq_path(last_ready.path, optional=False)
+    out: list[tuple[GenericStatus, dict[str, Any], Evidence]] = []
+    for state, matcher, evidence in found:
+        test = matcher["byExpression"]["expression"]
+        if state in (GenericStatus.FAILED, GenericStatus.INITIALIZING):
+            out.append((state, by_expression(f"{serving} == null and {test}"), evidence))
+            if state is GenericStatus.FAILED:
+                newer = f"{serving} != null and {test}"
+                if suspend is not None:
+                    newer = f"{suspend} != true and {newer}"
+                out.append((GenericStatus.DEGRADED, by_expression(newer), _serving(path, "failed")))
+        else:
+            out.append((state, matcher, evidence))
+    rolling = f'{serving} != null and any({path}[]?; .type == "Ready" and .status != "True")'
+    running = by_expression(_guarded(rolling, path, by_state, suspend))
+    out.append((GenericStatus.RUNNING, running, _serving(path, "rolling out or failed")))
+    return out
+
+
+def _serving(path: str, newer: str) -> Evidence:
+    return Evidence(
+        f"condition Ready: {newer}",
+        "Degraded" if newer == "failed" else "Running",
+        path,
+        "Ready not True while the status names the last version that became ready: "
+        f"a newer version {newer}, the last ready one serves",
+        Strength.GUESS,
+    )
 
 
 def _guarded(

@@ -21,7 +21,7 @@ from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
 from wlmap.infer._inner_phase import find_inner_phase, refine_by_inner_phase
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
-from wlmap.infer._ready import ready_matchers
+from wlmap.infer._ready import find_last_ready, ready_matchers, serving_matchers
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, Node, Path, jq_path, show, walk
 from wlmap.infer._vocabulary import COMMON_CONDITION_TYPES, PRECEDENCE, classify
@@ -114,7 +114,7 @@ def plan_status(
         conditions = None
     by_state: dict[GenericStatus, list[str]] = {}
     if conditions is not None:
-        _conditions_plan(plan, conditions, samples, by_state, suspend_path)
+        _conditions_plan(plan, conditions, samples, by_state, suspend_path, status)
     elif phase is not None:
         plan.phase_path, mappings, evidence = plan_phase(phase[0], phase[1], suspend_path)
         plan.mappings.update(mappings)
@@ -168,6 +168,7 @@ def _conditions_plan(
     samples: Sequence[Mapping[str, Any]],
     by_state: dict[GenericStatus, list[str]],
     suspend_path: str | None,
+    status: Node | None = None,
 ) -> None:
     path = jq_path(conditions.path, optional=False)
     plan.conditions_path = path
@@ -208,7 +209,11 @@ def _conditions_plan(
     _condition_mappings(plan, path, by_state, suspend_path)
     if "Ready" in by_state.get(GenericStatus.RUNNING, ()):
         reasons = "reason" in item.properties
-        for state, matcher, evidence in ready_matchers(path, by_state, suspend_path, reasons):
+        ready = ready_matchers(path, by_state, suspend_path, reasons)
+        last_ready = find_last_ready(status)
+        if last_ready is not None:
+            ready = serving_matchers(ready, last_ready, path, by_state, suspend_path)
+        for state, matcher, evidence in ready:
             plan.mappings.setdefault(state, []).append(matcher)
             plan.evidence.append(evidence)
 

@@ -74,3 +74,29 @@ def test_ready_false_for_a_timeout_is_failed() -> None:
     spec = {"template": template()}
     assert _phases(draft, spec, _ready("False", "InitializingTimeout")) == ["Failed"]
     assert _phases(draft, spec, _ready("False", "Initializing")) == ["Initializing"]
+
+
+def test_a_last_ready_version_keeps_serving_while_a_newer_one_is_not_ready() -> None:
+    status = {
+        "type": "object",
+        "properties": {
+            "conditions": _WITH_REASON,
+            "latestCreatedRevisionName": _STRING,
+            "latestReadyRevisionName": _STRING,
+        },
+    }
+    spec_schema = {"type": "object", "properties": {"template": POD_TEMPLATE}}
+    draft = infer(crd(spec_schema, status))
+    spec = {"template": template()}
+    served = {"latestReadyRevisionName": "web-00001", "latestCreatedRevisionName": "web-00002"}
+    first = {"latestCreatedRevisionName": "web-00001"}
+    # The newer revision is still starting, or failed: the last ready one serves.
+    assert _phases(draft, spec, {**_ready("Unknown", ""), **served}) == ["Running"]
+    assert _phases(draft, spec, {**_ready("False", "RevisionFailed"), **served}) == [
+        "Running",
+        "Degraded",
+    ]
+    # Nothing was ever ready: the first revision starts or fails.
+    assert _phases(draft, spec, {**_ready("Unknown", ""), **first}) == ["Initializing"]
+    assert _phases(draft, spec, {**_ready("False", "RevisionFailed"), **first}) == ["Failed"]
+    assert _phases(draft, spec, {**_ready("True", ""), **served}) == ["Running"]
