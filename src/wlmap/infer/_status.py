@@ -19,6 +19,7 @@ from wlmap.infer._containers import find_container_state
 from wlmap.infer._evidence import Evidence, Strength, unmapped
 from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq
 from wlmap.infer._inner_phase import find_inner_phase, refine_by_inner_phase
+from wlmap.infer._parts import find_parts
 from wlmap.infer._phase import by_expression, find_phase, plan_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
 from wlmap.infer._ready import find_last_ready, ready_matchers, serving_matchers
@@ -140,7 +141,7 @@ def plan_status(
         for state in (GenericStatus.FAILED, GenericStatus.COMPLETED)
         for m in plan.mappings.get(state, ())
     ]
-    for failures in (find_failures(status), find_container_state(status)):
+    for failures in (find_failures(status), find_container_state(status), find_parts(status)):
         if failures is not None:
             plan.mappings.setdefault(GenericStatus.DEGRADED, []).append(
                 degraded_matcher(failures, ended, suspend_path)

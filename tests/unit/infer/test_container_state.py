@@ -1,4 +1,4 @@
-"""A container's state copied into the status: a stuck container shows Degraded."""
+"""Parts of the status that speak for a container or a part: Degraded while one is stuck."""
 
 from __future__ import annotations
 
@@ -60,3 +60,30 @@ def test_a_container_starting_or_ended_well_is_not_degraded() -> None:
     done = {"phase": "Running", "containerState": {"terminated": {"reason": "Completed"}}}
     assert _phases(done) == ["Running"]
     assert _phases({"phase": "Running", "containerState": {"running": {}}}) == ["Running"]
+
+
+def test_a_part_reporting_itself_unhealthy_degrades_a_running_workload() -> None:
+    part = {"type": "object", "properties": {"status": _STRING, "message": _STRING}}
+    status = {
+        "type": "object",
+        "properties": {
+            "phase": {"type": "string", "enum": ["Running", "Failed"]},
+            "applications": {"type": "object", "additionalProperties": part},
+        },
+    }
+    draft = infer(crd(_SPEC, status))
+    definition = definition_from_mapping(draft.definition, "draft")
+
+    def phases(seen: dict[str, Any]) -> list[str]:
+        workload = obj({"template": template()}, seen)
+        found: list[str] = interpret(definition, workload).to_dict()["phases"]
+        return found
+
+    healthy = {"app": {"status": "RUNNING"}, "ingress": {"status": "HEALTHY"}}
+    sick = {"app": {"status": "UNHEALTHY"}, "ingress": {"status": "HEALTHY"}}
+    broken = {"app": {"status": "DEPLOY_FAILED"}}
+    assert phases({"phase": "Running", "applications": healthy}) == ["Running"]
+    assert phases({"phase": "Running", "applications": sick}) == ["Running", "Degraded"]
+    assert phases({"phase": "Running", "applications": broken}) == ["Running", "Degraded"]
+    # Once the workload has failed, a failed part is no news.
+    assert phases({"phase": "Failed", "applications": broken}) == ["Failed"]
