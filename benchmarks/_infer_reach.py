@@ -35,6 +35,10 @@ OUT_OF_REACH: dict[tuple[str, str, str], str] = {
     ("workload-codeflare-dev-appwrapper-", "template", "podSet"): _WRAPPED,
     ("workload-codeflare-dev-appwrapper-", "replicas", "podSet"): _WRAPPED,
     ("workload-codeflare-dev-appwrapper-", "id", "podSet"): _WRAPPED,
+    ("ray-io-rayjob-", "replicas", "submitter"): (
+        "one submitter pod only in submissionMode K8sJobMode (the default), by the "
+        "controller's code; nothing in the schema ties the mode to submitterPodTemplate"
+    ),
     ("serving-knative-dev-service-", "replicas", "revision"): (
         "initial, min and max scale from autoscaling.knative.dev/* annotations of the "
         "revision template, keys no schema field describes"

@@ -39,6 +39,7 @@ class Count:
     field: str
     default: int | None
     evidence: Evidence
+    jq: str | None = None  # a count computed from several fields of ``field``
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,43 @@ def find_counts(role: Node) -> Counts:
                     Strength.GUESS,
                 ),
             )
+    if per_replica is None:
+        per_replica = _pipeline(role)
     return Counts(desired, minimum, maximum, per_replica)
+
+
+def _pipeline(role: Node) -> Count | None:
+    """Pipeline parallelism: an integer ``pipeline`` in a ``parallelism`` object of the
+    role, or of an object of the role (``multiNode.parallelism``). A model served in
+    pipeline stages runs one stage per pod, so each replica is that many pods (tensor
+    parallelism splits a stage over the GPUs of one pod: no count of pods). With
+    integers ``data`` and ``dataLocal`` beside it (vLLM's data-parallel size and the
+    ranks on one node), each stage spans ``data / dataLocal`` pods."""
+    holders = [role, *(c for c in role.children() if c.type == "object")]
+    for holder in holders:
+        parallelism = holder.child("parallelism")
+        stages = parallelism.child("pipeline") if parallelism is not None else None
+        if parallelism is None or stages is None or not _integer(stages):
+            continue
+        default = stages.schema.get("default")
+        field = ".".join(stages.path[len(role.path) :])
+        reason = "pipeline parallelism: one pod per pipeline stage in each replica"
+        ranks = [parallelism.child(n) for n in ("data", "dataLocal")]
+        jq = None
+        if all(r is not None and _integer(r) for r in ranks):
+            relative = "".join(f".{step}" for step in parallelism.path[len(role.path) :])
+            jq = (
+                f"{relative} | ([((.data // 1) / ([.dataLocal // 1, 1] | max) | floor), 1]"
+                " | max) * (.pipeline // 1)"
+            )
+            reason += "; data-parallel ranks over those on one pod (data / dataLocal) more"
+        return Count(
+            field,
+            default if isinstance(default, int) else None,
+            Evidence("replicasPath", jq or field, show(stages.path), reason, Strength.GUESS),
+            jq,
+        )
+    return None
 
 
 def apply_counts(
@@ -142,8 +179,12 @@ def count_expression(prefix: str, count: Count, fallback: int | None) -> str:
     ``prefix`` ends in ``[]?`` for list and map roles: the expression then yields one
     count per role instance.
     """
+    if count.jq is not None:
+        return f"{prefix} | {count.jq}" if prefix != "." else count.jq
     default = count.default if count.default is not None else fallback
-    field = f".{count.field}" if count.field.isidentifier() else f'.["{count.field}"]'
+    field = "".join(
+        f".{step}" if step.isidentifier() else f'.["{step}"]' for step in count.field.split(".")
+    )
     tail = f"{field} // {default}" if default is not None else field
     if "[]?" in prefix:
         return f"{prefix} | {tail}"

@@ -76,3 +76,28 @@ def split_shared_count(
         return "1", Evidence("replicasPath", "1", where, reason, Strength.GUESS)
     rest = f"({replicas}) - 1"
     return rest, Evidence("replicasPath", rest, where, reason, Strength.GUESS)
+
+
+def split_group(
+    templates: Sequence[Template], role_path: Path, per_replica: str
+) -> tuple[str, Evidence] | None:
+    """The pods of the template at ``role_path`` in each replica group when it has one
+    sibling template and one of the two is named ``worker``: the worker template runs
+    all the group's pods but one, the other (a leader by its place) one. None otherwise."""
+    holder, step = role_path[:-1], role_path[-1]
+    siblings = [t.path[-1] for t in templates if t.path[:-1] == holder]
+    workers = [s for s in siblings if role_word(s).lower() == "worker"]
+    if len(siblings) != 2 or len(workers) != 1:
+        return None
+    where = show(role_path)
+    reason = f"{workers[0]!r} beside one other template in a group: that one is its leader"
+    if step == workers[0]:
+        rest = f"({per_replica}) - 1"
+        return rest, Evidence("replicasPath", rest, where, reason, Strength.GUESS)
+    return "1", Evidence("replicasPath", "1", where, reason, Strength.GUESS)
+
+
+def group_evidence(name: str, element: Path, per_replica: str) -> Evidence:
+    """Why a role's replicas are groups: a count of pods in each."""
+    reason = f"{per_replica!r} pods in each replica"
+    return Evidence(f"component {name}", "replica groups", show(element), reason, Strength.SHAPE)

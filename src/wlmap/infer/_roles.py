@@ -26,7 +26,14 @@ from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._fragments import FIELDS
 from wlmap.infer._ids import identify
 from wlmap.infer._named_roles import merge_named_roles
-from wlmap.infer._role_parts import Role, role_word, set_template, split_shared_count
+from wlmap.infer._role_parts import (
+    Role,
+    group_evidence,
+    role_word,
+    set_template,
+    split_group,
+    split_shared_count,
+)
 from wlmap.infer._samples import keys_at, sample_node
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, at, jq_path, show
 from wlmap.infer._templates import Template
@@ -78,6 +85,7 @@ class _Planner:
         self.components: list[Component] = []
         self.top = root_name
         self._groups: dict[Path, Component] = {}
+        self._leaders: dict[Path, Component] = {}  # a leader's group its worker joins
 
     def _node(self, path: Path) -> Node | None:
         """The schema node at ``path``, or one built from the samples where the schema is silent."""
@@ -234,27 +242,25 @@ class _Planner:
             comp.evidence.append(split[1])
 
     def _add_grouped(self, role: Role, owner: str, word: str, per_replica: Count) -> None:
-        """Replicas of several pods each: the replica is a kind-less group, the pods its child."""
-        name = word if word.endswith("Group") else f"{word}Group"
-        group = Component(self.unique(name), owner, role_key=role.key)
-        group.evidence.append(
-            Evidence(
-                f"component {group.name}",
-                "replica groups",
-                show(role.element),
-                f"{per_replica.field!r} pods in each replica",
-                Strength.SHAPE,
-            )
-        )
-        if role.listed:
-            identify(group, role.element, role.node)
-        self.count(group, role.element, role.node, fallback=1)
-        self.components.append(group)
-        pods = word[: -len("Group")] if word.endswith("Group") and len(word) > 5 else word
-        comp = Component(self.unique(pods), group.name, kind=POD, role_key=role.key)
+        """Replicas of several pods each: the replica is a kind-less group, the pods its
+        child; a worker template beside a leader joins the leader's group."""
+        per = count_expression(jq_path(role.element), per_replica, 1)
+        split = split_group(self.templates, role.path, per) if not role.listed else None
+        group = self._leaders.get(role.element) if split is not None else None
+        if group is None:
+            name = word if word.endswith("Group") else f"{word}Group"
+            group = Component(self.unique(name), owner, role_key=role.key)
+            group.evidence.append(group_evidence(group.name, role.element, per_replica.field))
+            if role.listed:
+                identify(group, role.element, role.node)
+            self.count(group, role.element, role.node, fallback=1)
+            self.components.append(group)
+            self._leaders[role.element] = group
+            word = word[: -len("Group")] if word.endswith("Group") and len(word) > 5 else word
+        comp = Component(self.unique(word), group.name, kind=POD, role_key=role.key)
         comp.instance_id_path = group.instance_id_path
-        comp.replicas_path = count_expression(jq_path(role.element), per_replica, 1)
-        comp.evidence.append(per_replica.evidence)
+        comp.replicas_path, evidence = split or (per, per_replica.evidence)
+        comp.evidence.append(evidence)
         set_template(comp, role)
         self.components.append(comp)
 

@@ -15,11 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wlmap.definitions.status import GenericStatus
+from wlmap.infer._containers import find_container_state
 from wlmap.infer._evidence import Evidence, Strength, unmapped
 from wlmap.infer._failures import degraded_matcher, find_failures, matcher_jq, replica_failure
+from wlmap.infer._inner_phase import find_inner_phase, refine_by_inner_phase
+from wlmap.infer._parts import find_parts
 from wlmap.infer._phase import by_expression, find_phase, plan_phase, unset_phase
 from wlmap.infer._readiness import find_readiness, readiness_matchers
-from wlmap.infer._ready import ready_matchers
+from wlmap.infer._ready import find_last_ready, ready_matchers, serving_matchers
 from wlmap.infer._retry import failing_phase
 from wlmap.infer._rollout import find_rollout, rollout_matchers
 from wlmap.infer._samples import values_at
@@ -57,13 +60,17 @@ def _conventional(status: Node) -> Node:
 
 
 def _conditions(status: Node) -> Node | None:
-    for node in walk(status):
-        if len(node.path) > 4 or node.type != "array" or node.items is None:
-            continue
-        props = node.items.properties
-        if "type" in props and "status" in props:
-            return node
-    return None
+    """The shallowest conditions list: the object's own before one a sub-object copies in
+    (RayService's ``.status.conditions`` before ``.status.activeServiceStatus...``)."""
+    found = [
+        node
+        for node in walk(status)
+        if len(node.path) <= 4
+        and node.type == "array"
+        and node.items is not None
+        and {"type", "status"} <= node.items.properties.keys()
+    ]
+    return min(found, key=lambda node: len(node.path), default=None)
 
 
 def _phase_first(conditions: Node, phase: Node, samples: Sequence[Mapping[str, Any]]) -> bool:
@@ -121,9 +128,9 @@ def plan_status(
         conditions = None
     by_state: dict[GenericStatus, list[str]] = {}
     if conditions is not None:
-        _conditions_plan(plan, conditions, samples, by_state, suspend_path)
+        _conditions_plan(plan, conditions, samples, by_state, suspend_path, status)
     elif phase is not None:
-        _phase_plan(plan, phase[0], phase[1], spec, suspend_path)
+        _phase_plan(plan, phase[0], phase[1], spec, suspend_path, status)
     readiness = find_readiness(status, spec)
     if readiness is not None:
         others = []
@@ -158,7 +165,8 @@ def plan_status(
         for state in (GenericStatus.FAILED, GenericStatus.COMPLETED)
         for m in plan.mappings.get(state, ())
     ]
-    for failures in (f for f in found if f is not None):
+    more = (find_container_state(status), find_parts(status))
+    for failures in (f for f in (*found, *more) if f is not None):
         plan.mappings.setdefault(GenericStatus.DEGRADED, []).append(
             degraded_matcher(failures, ended, suspend_path)
         )
@@ -185,8 +193,10 @@ def _phase_plan(
     values: Sequence[str],
     spec: Node | None,
     suspend_path: str | None,
+    status: Node,
 ) -> None:
-    """The phase's own values, and a failing value read through the spec's restart policy."""
+    """The phase's own values, a failing value read through the spec's restart policy, and
+    an inner phase that settles it."""
     plan.phase_path, mappings, evidence = plan_phase(node, values, suspend_path)
     plan.mappings.update(mappings)
     failing = failing_phase(plan.phase_path, values, spec, suspend_path)
@@ -196,6 +206,11 @@ def _phase_plan(
         read = {e.subject for e in failing.evidence}
         evidence = [e for e in evidence if e.subject not in read] + failing.evidence
     plan.evidence += evidence
+    inner = find_inner_phase(status, node)
+    if inner is not None:
+        plan.evidence.append(
+            refine_by_inner_phase(plan.mappings, plan.phase_path, inner, spec, status)
+        )
 
 
 def _conditions_plan(
@@ -204,6 +219,7 @@ def _conditions_plan(
     samples: Sequence[Mapping[str, Any]],
     by_state: dict[GenericStatus, list[str]],
     suspend_path: str | None,
+    status: Node | None = None,
 ) -> None:
     path = jq_path(conditions.path, optional=False)
     plan.conditions_path = path
@@ -244,7 +260,11 @@ def _conditions_plan(
     _condition_mappings(plan, path, by_state, suspend_path)
     if "Ready" in by_state.get(GenericStatus.RUNNING, ()):
         reasons = "reason" in item.properties
-        for state, matcher, evidence in ready_matchers(path, by_state, suspend_path, reasons):
+        ready = ready_matchers(path, by_state, suspend_path, reasons)
+        last_ready = find_last_ready(status)
+        if last_ready is not None:
+            ready = serving_matchers(ready, last_ready, path, by_state, suspend_path)
+        for state, matcher, evidence in ready:
             plan.mappings.setdefault(state, []).append(matcher)
             plan.evidence.append(evidence)
 

@@ -26,13 +26,27 @@ VOCABULARY: dict[GenericStatus, frozenset[str]] = {
             "done",
         }
     ),
+    # A timeout is a deadline the workload missed (InitializingTimeout, TimedOut).
     GenericStatus.FAILED: frozenset(
-        {"failed", "failure", "error", "errored", "crashed", "terminated", "terminating"}
+        {
+            "failed",
+            "failure",
+            "error",
+            "errored",
+            "crashed",
+            "terminated",
+            "terminating",
+            "timeout",
+            "timedout",
+        }
     ),
     GenericStatus.SUSPENDED: frozenset({"suspended", "paused", "hibernated", "stopped", "aborted"}),
     GenericStatus.SUSPENDING: frozenset({"suspending", "pausing", "stopping", "aborting"}),
     GenericStatus.RESUMING: frozenset({"resuming", "resumed"}),
-    GenericStatus.DEGRADED: frozenset({"restarting", "degraded", "unhealthy", "recovering"}),
+    # Retrying: an attempt failed and another starts (RayJob's Retrying), like restarting.
+    GenericStatus.DEGRADED: frozenset(
+        {"restarting", "retrying", "degraded", "unhealthy", "recovering"}
+    ),
     GenericStatus.RUNNING: frozenset(
         {"running", "ready", "available", "active", "serving", "healthy", "provisioned"}
     ),

@@ -16,7 +16,7 @@ from wlmap.definitions.document import (
 from wlmap.definitions.gvk import GroupVersionKind
 from wlmap.definitions.status import STATUS_ORDER, GenericStatus
 from wlmap.errors import ManifestError
-from wlmap.infer._components import Component
+from wlmap.infer._components import POD, Component
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._fragments import find_fragments
 from wlmap.infer._gang import gang_description, plan_gang
@@ -143,6 +143,17 @@ def infer(
     gang, gang_evidence = plan_gang(
         root, components, states, facts.workload_label, kind, described, facts.replica_label
     )
+    lone = _lone_pod(root, components) if gang is None else None
+    if lone is not None:
+        lone.evidence.append(
+            Evidence(
+                "component",
+                f"{root}: the pod",
+                lone.template_path or lone.pod_spec_path or ".spec",
+                "one pod template and no count anywhere: the workload is its one pod",
+                Strength.SHAPE,
+            )
+        )
     if suspend is not None:
         evidence.append(suspend.evidence)
     evidence += status.evidence
@@ -151,9 +162,21 @@ def infer(
     evidence += facts.evidence
     if gang_evidence is not None:
         evidence.append(gang_evidence)
-    document = _document(gvk, root, components, status, suspend, gang, output)
+    document = _document(gvk, root, components, status, suspend, gang, output, lone)
     text = render(document, evidence, f"{kind} ({group}/{chosen})")
     return Draft(gvk, document, tuple(evidence), text)
+
+
+def _lone_pod(root: str, components: Sequence[Component]) -> Component | None:
+    """The one pod of a kind whose spec holds one template and no count (a Notebook): the
+    draft shows the workload as that pod, one component, as a server of one pod is."""
+    if len(components) != 1:
+        return None
+    comp = components[0]
+    uncounted = comp.replicas_path == "1" and comp.min_replicas_path is None
+    templated = comp.template_path is not None or comp.pod_spec_path is not None
+    alone = comp.owner == root and comp.instance_id_path is None
+    return comp if uncounted and templated and alone and comp.kind == POD else None
 
 
 def _document(
@@ -164,6 +187,7 @@ def _document(
     suspend: Suspend | None,
     gang: dict[str, Any] | None,
     output: Format,
+    lone: Component | None = None,
 ) -> dict[str, Any]:
     status_definition: dict[str, Any] = {}
     if status.phase_path:
@@ -183,6 +207,12 @@ def _document(
             "suspendActions": [{"path": suspend.path, "value": suspend.on}],
             "resumeActions": [{"path": suspend.path, "value": suspend.off}],
         }
+    if lone is not None:
+        pod = _component(lone)
+        root_component.update(
+            {k: pod[k] for k in ("specDefinition", "scaleDefinition", "podSelector") if k in pod}
+        )
+        components = ()
     structure: dict[str, Any] = {
         "rootComponent": root_component,
         "childComponents": [_component(c) for c in components],

@@ -36,10 +36,11 @@ def test_a_template_is_found_by_shape_not_by_name() -> None:
             },
         }
     )
-    draft = infer(source)
+    structure = infer(source).definition["spec"]["structureDefinition"]
     paths = [
-        c.get("specDefinition")
-        for c in draft.definition["spec"]["structureDefinition"]["childComponents"]
+        c["specDefinition"]
+        for c in (structure["rootComponent"], *structure["childComponents"])
+        if "specDefinition" in c
     ]
     assert paths == [{"podTemplateSpecPath": ".spec.box"}]
 
@@ -174,7 +175,7 @@ def test_schemaless_spec_needs_samples() -> None:
 
 
 def test_pod_spec_without_template_metadata() -> None:
-    source = crd({"type": "object", "properties": {"pod": POD_SPEC}})
+    source = crd({"type": "object", "properties": {"pod": POD_SPEC, "size": {"type": "integer"}}})
     (child,) = infer(source).definition["spec"]["structureDefinition"]["childComponents"]
     assert child["specDefinition"] == {"podSpecPath": ".spec.pod"}
 
