@@ -3,33 +3,11 @@ scan of every node chooses, and the bound never exceeds a node's real cost."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
+from tests.unit.placement.dra._stream_plans import stream_plans
 from wlmap.placement.dra import planner
 from wlmap.placement.dra._node_bounds import _finest
-from wlmap.placement.dra.scenario import PCIE_ROOT, gang_stream, prefilled_state
-
-Plans = list[list[tuple[str, str, tuple[tuple[str, str, str], ...]]] | None]
-
-
-def plans(fill: float, seed: int, pods: tuple[int, ...]) -> Plans:
-    rng = random.Random(seed)
-    state = prefilled_state(40, fill, rng)
-    gangs = planner.GangPlanner(state, (), (PCIE_ROOT,))
-    found: Plans = []
-    for index, (members, _) in enumerate(gang_stream(60, 1.0, rng, pods)):
-        allocation = gangs.plan(members)
-        if allocation is None:
-            found.append(None)
-            continue
-        found.append(
-            [(p, n, tuple(c.device.key for c in choices)) for p, n, choices in allocation.pods]
-        )
-        if index % 2:  # release every other gang, so that free counts move both ways
-            state.release(allocation.devices)
-    return found
 
 
 @pytest.mark.parametrize("fill", [0.3, 0.6, 0.9])
@@ -37,10 +15,10 @@ def plans(fill: float, seed: int, pods: tuple[int, ...]) -> Plans:
 def test_the_bucketed_search_places_like_the_full_scan(
     monkeypatch: pytest.MonkeyPatch, fill: float, pods: tuple[int, ...]
 ) -> None:
-    bucketed = plans(fill, 7, pods)
+    bucketed = stream_plans(fill, 7, pods)
     assert any(p is not None for p in bucketed)
     monkeypatch.setattr(planner, "_BOUNDED", 10**9)  # every node scanned
-    assert plans(fill, 7, pods) == bucketed
+    assert stream_plans(fill, 7, pods) == bucketed
 
 
 @pytest.mark.parametrize(
