@@ -51,10 +51,11 @@ def _all_cases() -> tuple[Any, ...]:
     return tuple(load_cases(CASES))
 
 
-def case_results(name: str, draft: Definition, registry: Registry) -> tuple[int, int]:
+def case_results(name: str, draft: Definition, registry: Registry) -> tuple[int, int, list[str]]:
+    """Cases passed, cases run, and each failed case with its first mismatch."""
     folder = CASES / name
     if not folder.is_dir():
-        return (0, 0)
+        return (0, 0, [])
     swapped = Registry()
     swapped.add(draft, "draft")
     for entry in registry:
@@ -62,4 +63,10 @@ def case_results(name: str, draft: Definition, registry: Registry) -> tuple[int,
             swapped.add_entry(entry)
     cases = [c for c in _all_cases() if c.definition == name]
     results = run_cases(cases, swapped)
-    return (sum(r.passed for r in results), len(results))
+    failed = [
+        f"{r.case.name}: {r.mismatches[0]}"
+        + (f" (+{len(r.mismatches) - 1} more)" if len(r.mismatches) > 1 else "")
+        for r in results
+        if not r.passed
+    ]
+    return (sum(r.passed for r in results), len(results), failed)

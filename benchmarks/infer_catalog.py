@@ -25,7 +25,8 @@ same path (_infer_values; the totals say how many matched that way), in both mod
 Catalog values no field of the kind holds are listed as out of reach with the reason
 (_infer_reach) and a second total leaves them out.
 
-Run: ``python benchmarks/infer_catalog.py [--mode crd|samples|both] [--only TEXT]``
+Run: ``python benchmarks/infer_catalog.py [--mode crd|samples|both] [--only TEXT] [--cases]``
+(``--cases``: each failing test case with its first mismatch, among the misses).
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ class Row:
     states: Score
     cases: tuple[int, int]
     note: str = ""
+    failed_cases: list[str] = field(default_factory=list)
 
 
 def compare(
@@ -135,8 +137,8 @@ def compare(
     }
     for state, words in theirs.items():
         states.add(bool((words - phases) & drafted_states.get(state, set())), state)
-    passed = case_results(name, draft, registry)
-    return Row(name, tpl, rep, ids, states, passed)
+    passed, total, failed = case_results(name, draft, registry)
+    return Row(name, tpl, rep, ids, states, (passed, total), failed_cases=failed)
 
 
 def rows(mode: str, only: str = "") -> Iterable[Row]:
@@ -163,14 +165,15 @@ def rows(mode: str, only: str = "") -> Iterable[Row]:
                     {"spec": {"structureDefinition": {"rootComponent": {"name": kind.lower()}}}}
                 )
                 row = compare(catalog, empty, schema, Registry(), corpus[0])
-                row.cases = (0, case_results(name, empty, registry)[1])
+                _, total, failed = case_results(name, empty, registry)
+                row.cases, row.failed_cases = (0, total), failed
                 row.note = str(exc).split(":")[1].strip()[:40]
                 yield row
                 continue
             yield compare(catalog, draft, schema, registry, corpus[0])
 
 
-def report(mode: str, only: str = "") -> None:
+def report(mode: str, only: str = "", cases: bool = False) -> None:
     print(f"mode: {'CRD + corpus samples and pods' if mode == 'samples' else 'CRD only'}")
     head = f"{'definition':52} {'templ':>6} {'repl':>6} {'ids':>6} {'states':>7} {'tests':>7}"
     print(head)
@@ -198,6 +201,8 @@ def report(mode: str, only: str = "") -> None:
             ("state", row.states),
         ):
             misses += [f"  {row.slug}: {label} {m}" for m in score.misses]
+        if cases:
+            misses += [f"  {row.slug}: case {c}"[:240] for c in row.failed_cases]
     names = ("pod template paths", "replica paths", "instance-id paths", "states mapped the same")
     for name, score in zip(names, totals, strict=True):
         pct = 100 * score.found / score.total if score.total else 0.0
@@ -226,9 +231,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=("crd", "samples", "both"), default="both")
     parser.add_argument("--only", default="", help="only definitions whose name holds this")
+    parser.add_argument(
+        "--cases", action="store_true", help="also list each failing test case's first mismatch"
+    )
     args = parser.parse_args()
     for mode in ("crd", "samples") if args.mode == "both" else (args.mode,):
-        report(mode, args.only)
+        report(mode, args.only, args.cases)
         print()
 
 
