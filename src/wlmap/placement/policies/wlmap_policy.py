@@ -31,7 +31,9 @@ scores, quantises and breaks ties exactly as FGD does (see ``FGDPolicy``):
    trace that the node's free CPU and memory can still feed, before and after the pod
    (``_fed_gaps``): a gap on a node the pod drains is worth nothing. With the weight of
    10 this term decides where shared pods go; FGD's measure decides among equally good
-   gaps.
+   gaps. A pod that is not shared (whole GPUs or CPU only) leaves the gaps' sizes alone
+   but may take the CPU or memory they need: it pays ``drain_weight * 1000`` times what
+   the node's gaps lose in price that way, in the same unit.
 
 What the policy knows: the cluster's state, the pod it places, and the list of pods the run
 was reset with, of which it uses only the distribution (each pod name counted once: the
@@ -72,6 +74,7 @@ class WlmapPolicy(FGDPolicy):
         memory_weight: weight of the memory-stranding term.
         pressure_weight: weight of the node-pressure term.
         plan_weight: weight of the spoiled-gap term (1: one GPU-milli of cost per GPU-milli spoiled).
+        drain_weight: weight of the cost a pod that is not shared pays for the gaps it drains.
     """
 
     name = "wlmap"
@@ -82,12 +85,14 @@ class WlmapPolicy(FGDPolicy):
         memory_weight: float = 1.0,
         pressure_weight: float = 1.0,
         plan_weight: float = 10.0,
+        drain_weight: float = 10.0,
     ) -> None:
         super().__init__()
         self.cpu_weight = cpu_weight
         self.memory_weight = memory_weight
         self.pressure_weight = pressure_weight
         self.plan_weight = plan_weight
+        self.drain_weight = drain_weight
         self._cpu_per_gpu = 1.0
         self._memory_per_gpu = 1.0
         self._pressure = NodePressure([], [])
@@ -127,10 +132,26 @@ class WlmapPolicy(FGDPolicy):
         return result
 
     def _penalty(self, state: ClusterState, pod: Pod, idx: IntArray) -> FloatArray | float:
+        drain = self._drain(state, pod, idx) if not pod.shared and self.drain_weight else 0.0
         if pod.num_gpu == 0:
-            return 0.0
+            return drain
         cost: FloatArray = self.pressure_weight * self._pressure.pressure(pod)[idx]
-        return cost * pod.gpu_demand_milli
+        return cost * pod.gpu_demand_milli + drain
+
+    def _drain(self, state: ClusterState, pod: Pod, idx: IntArray) -> FloatArray | float:
+        """What the gaps of nodes ``idx`` lose in price when ``pod`` takes CPU and memory
+        there, in GPU-milli (a shared pod pays this for its own GPU in ``_gap_penalty``)."""
+        gaps = state.gpu_free[idx]
+        partial = (gaps > 0) & (gaps < _MILLI)  # whole GPUs are the stranding terms' part
+        if not partial.any():
+            return 0.0
+        cpu = np.broadcast_to(state.cpu_free[idx][:, None], gaps.shape)
+        memory = np.broadcast_to(state.memory_free[idx][:, None], gaps.shape)
+        gap = np.maximum(gaps, 0)
+        before = self._gaps.value(gap, cpu, memory)
+        after = self._gaps.value(gap, cpu - pod.cpu_milli, memory - pod.memory_mib)
+        lost: FloatArray = np.where(partial, before - after, 0.0).sum(axis=1)
+        return self.drain_weight * _MILLI * lost
 
     def _gap_penalty(
         self, pod: Pod, gap: IntArray, cpu: IntArray, memory: IntArray
