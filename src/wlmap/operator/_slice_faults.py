@@ -11,7 +11,9 @@ node are (:func:`.placement_faults.evict_gangs`: budgets honoured, a refusal rep
 tried again while the devices stay gone). The workload's controller makes replacements,
 the webhook gates them, the claim controller makes their claims, and the DRA placement
 (:mod:`.devices`) plans them inside the gang's domain: devices sharing the gang
-attributes' values with the devices its healthy pods hold.
+attributes' values with the devices its healthy pods hold. While that domain has no room
+they wait; devices listed again (or a new slice) plan the gangs waiting for devices of
+their driver again at once (:mod:`._device_waits`).
 
 A device that moves to another slice of its pool (a driver splitting or regrouping its
 slices) is not gone: only devices no slice lists count. Devices removed while the
@@ -20,19 +22,22 @@ operator was not running are not noticed.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Set
 from typing import Any
 
 import kopf
 
+from wlmap.operator._device_waits import WAKE_DELAY_SECONDS
 from wlmap.operator.placement_faults import evict_gangs, register_node_watch
 from wlmap.operator.state import State
-from wlmap.operator.steps import retrying
+from wlmap.operator.steps import reconcile_step, retrying, submit
 from wlmap.sources.cluster import ApiError
 
 __all__ = [
     "DEVICE_FAULT",
+    "added_devices",
     "gone_devices",
     "register_fault_watches",
     "register_slice_watch",
@@ -71,6 +76,13 @@ def gone_devices(
     return after, frozenset(removed)
 
 
+def added_devices(slices: Mapping[str, Set[Key]], now: Set[Key] | None) -> frozenset[Key]:
+    """The devices a slice lists ``now`` that no slice listed before (published again,
+    or new): those a gang waiting for room may be given."""
+    listed = frozenset().union(*slices.values()) if slices else frozenset()
+    return frozenset(now or ()) - listed
+
+
 def register_fault_watches(registry: kopf.OperatorRegistry, state: State) -> None:
     """Watch what can hit a placed gang: nodes, and the devices of ResourceSlices."""
     register_node_watch(registry, state)
@@ -90,8 +102,11 @@ def register_slice_watch(registry: kopf.OperatorRegistry, state: State) -> None:
         obj = event.get("object") or {}
         name = str((obj.get("metadata") or {}).get("name"))
         now = None if event.get("type") == "DELETED" else slice_devices(obj)
+        added = added_devices(slices, now)
         slices, removed = gone_devices(slices, name, now)
         gone.difference_update(now or ())  # listed again: no longer gone
+        if added and state.writes:
+            _wake(state, added)
         if not removed or not state.writes:
             return
         gone.update(removed)
@@ -105,6 +120,22 @@ def register_slice_watch(registry: kopf.OperatorRegistry, state: State) -> None:
             await _evict_holders(state, removed, described, lasting)
 
         state.spawn(_retried(state, evict))
+
+
+def _wake(state: State, added: Set[Key]) -> None:
+    """Plan again, shortly and once for a burst of slice events, the gangs waiting for
+    devices of the drivers that added some."""
+    if state.device_waits.wake({driver for driver, _, _ in added}):
+        state.spawn(_plan_woken(state))
+
+
+async def _plan_woken(state: State) -> None:
+    await asyncio.sleep(WAKE_DELAY_SECONDS)  # the rest of the burst joins
+    due = state.device_waits.take_due()
+    if due:
+        log.info("devices added: planning %d waiting gang(s) again", len(due))
+    for uid, obj in due:
+        state.spawn(submit(state, uid, reconcile_step(state, obj)))
 
 
 async def _retried(state: State, step: Callable[[], Awaitable[None]]) -> None:

@@ -58,6 +58,7 @@ __all__ = [
     "place_devices",
     "plan_devices",
     "template_claims",
+    "wanted_drivers",
 ]
 
 GANG_ATTRIBUTES = "wlmap.dev/device-gang-attributes"  # annotation on the workload
@@ -131,6 +132,8 @@ async def place_devices(
         allocation, reason, identifying = await asyncio.to_thread(
             plan_devices, inventory, gated, claims, gang, domain
         )
+        if allocation is None:  # a device published again plans it at once
+            state.device_waits.wait(obj, await asyncio.to_thread(wanted_drivers, inventory, gated))
     except WlmapError as exc:
         await report(state, obj, False, "CannotPlan", str(exc))
         return False
@@ -227,6 +230,22 @@ def plan_devices(
     allocation = GangPlanner(state, gang, groups).plan(pods)
     reason = "" if allocation is not None else f"{pods[0].name}: {why_not(pods[0], state)}"
     return allocation, reason, identifying_attributes(inventory.devices)
+
+
+def wanted_drivers(inventory: Any, gated: Sequence[Mapping[str, Any]]) -> frozenset[str]:
+    """The drivers whose devices (free or not) the gated pods' claims may be given: those
+    whose new devices can let the gang fit."""
+    from wlmap.placement.dra import DeviceState  # noqa: PLC0415
+
+    state = DeviceState(inventory)
+    drivers: set[str] = set()
+    for template in sorted({t for p in gated for t in template_claims(p).values()}):
+        claim = inventory.claims[template]
+        for request in claim.requests:
+            for option in request.alternatives or (request,):
+                others = [d for d in inventory.devices if d.driver not in drivers]
+                drivers.update(d.driver for d in state.candidates(claim, option, others))
+    return frozenset(drivers)
 
 
 async def _narrow(
