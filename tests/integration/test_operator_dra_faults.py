@@ -191,3 +191,59 @@ def test_device_gone_from_slice(
         for obj in slices:
             kube.delete(obj)
     assert refused_lines(placing.output()) == []
+
+
+@pytest.mark.skipif(not WORKLOAD.is_file(), reason="the shared corpus is not present")
+def test_device_removed_while_the_operator_was_away(
+    kwok_cluster: KwokCluster,
+    kwok_namespace: str,
+    placing: OperatorProcess,
+    pytestconfig: pytest.Config,
+) -> None:
+    """The operator stopped, a device of a placed pod removed from its slice, the operator
+    started again: the pod is evicted and its replacement given the clique's fifth GPU,
+    gated by the webhook as at any other time (never another clique's)."""
+    kube = kwok_cluster.kube
+    slices = publish(kube, sorted(kwok_cluster.nodes())[: len(ROOMY)], ROOMY, kwok_namespace)
+    try:
+        replica_set, pods = _gang(kube, kwok_namespace)
+        old = {p["metadata"]["name"] for p in pods}
+        hit = min(pods, key=lambda p: p["metadata"]["name"])
+        healthy = {p["metadata"]["name"]: p["spec"]["nodeName"] for p in pods if p is not hit}
+        pool, device = _devices(kube, kwok_namespace, hit)[0]
+        held = next(s for s in slices if s["spec"]["pool"]["name"] == pool)
+        placing.stop()
+        kept = [d for d in held["spec"]["devices"] if d["name"] != device]
+        kube.patch(held, {"spec": {"devices": kept}})  # while no operator watches
+        started = time.monotonic()
+        placing.start()
+        (new,) = wait_for(
+            lambda: _allocated(kube, kwok_namespace, _new(kube, kwok_namespace, replica_set, old)),
+            "the replacement Running",
+            timeout=120,
+            interval=0.1,
+        )
+        (terminal(pytestconfig) or print)(
+            f"DRA device {pool}/{device} removed while the operator was stopped: replacement "
+            f"Running {time.monotonic() - started:.2f} s after the operator was started again"
+        )
+        chosen = _devices(kube, kwok_namespace, new)
+        assert {_clique(slices, p, d) for p, d in chosen} == {"clique-b"}
+        assert (pool, device) not in chosen
+        claims = pod_claims(kube, kwok_namespace, new)  # planned: gated at creation
+        assert all((c["metadata"].get("annotations") or {}).get(NARROWED_FROM) for c in claims)
+        now = {p["metadata"]["name"]: p for p in owned_pods(kube, kwok_namespace, replica_set)}
+        assert hit["metadata"]["name"] not in now
+        assert {n: now[n]["spec"]["nodeName"] for n in healthy} == healthy
+        said = wait_for(
+            lambda: (c := _condition(kube, kwok_namespace)) and c["reason"] == "Replaced" and c,
+            "the Deployment's condition saying the pod was replaced",
+        )
+        assert "cliqueId=clique-b" in said["message"], said
+        (fault,) = events(kube, kwok_namespace, DEVICE_FAULT)
+        assert f"{pool}/{device}" in fault["message"], fault
+        assert "when the operator started" in fault["message"], fault
+    finally:
+        for obj in slices:
+            kube.delete(obj)
+    assert refused_lines(placing.output()) == []

@@ -43,6 +43,7 @@ class State:
     # uid: the placement condition last said (status, reason, message, its Event unsent)
     placement_said: dict[str, tuple[bool, str, str, bool]] = field(default_factory=dict)
     kinds: set[tuple[str, str]] = field(default_factory=set)
+    webhook_serving: asyncio.Event = field(default_factory=asyncio.Event)  # the gate's server
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     leader: LeaderElection | None = None
     reconciled: int = 0
