@@ -10,21 +10,17 @@ and the devices every allocated ResourceClaim holds: all pods at once, each clai
 ``wlmap.dev/device-gang-attributes`` annotation names attributes (``gpu.nvidia.com/cliqueId``),
 every device of the gang sharing one value of each.
 
-A claim's spec is immutable, so each generated claim is replaced: a copy narrowed to the
-chosen devices (:mod:`wlmap.placement.dra.narrowing`) is created with the same owner and
-pod-claim annotation, the pod's ``status.resourceClaimStatuses`` is pointed at it, and the
-old claim is deleted, in that order: the claim controller finds the pod's claim at every
-step and never makes a third. The pod's gate is then removed; kube-scheduler's allocator
-can give each claim only the planned devices, so the pod lands on their node. A narrowed
-claim records its devices (``wlmap.dev/planned-devices``): until it is allocated no other
-plan takes them, and a pod whose claims were all narrowed before a restart is released
-as it is.
+The plan itself is :mod:`._device_plan`; each planned pod's claims are then replaced by
+copies narrowed to its devices and the pod released (:mod:`._claim_narrowing`). A pod
+whose claims were all narrowed before a restart is released as it is.
 
 A gang some of whose pods are bound is being refilled: its gated pods replace pods lost
 (to devices removed from their slice, see :mod:`._slice_faults`, or to a faulty node).
 They are planned only over the devices that share the gang attributes' values with the
 devices the bound pods' claims hold (:func:`._claims.gang_domain`), so the gang stays in
-its clique; while that domain has no room they stay gated (``ReplacementWaiting``).
+its clique; while that domain has no room they stay gated (``ReplacementWaiting``), and
+a gang that does not fit waits for devices (:mod:`._device_waits`): planned again on a
+timer, and at once when a slice adds devices of a driver it may use.
 """
 
 from __future__ import annotations
@@ -34,21 +30,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wlmap.errors import WlmapError
+from wlmap.operator._claim_narrowing import narrow_and_release
 from wlmap.operator._claims import (
     NARROWED_FROM,
     PLANNED,
     gang_domain,
     generated,
-    held,
     narrowed,
     template_claims,
 )
+from wlmap.operator._device_plan import plan_devices, wanted_drivers
 from wlmap.operator.gating import is_gated
 from wlmap.operator.placement import FINISHED, release
 from wlmap.operator.placement_condition import report
 from wlmap.operator.state import State
 from wlmap.sources.cluster import ApiError
-from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.workload import WorkloadView
 
 __all__ = [
@@ -131,6 +127,8 @@ async def place_devices(
         allocation, reason, identifying = await asyncio.to_thread(
             plan_devices, inventory, gated, claims, gang, domain
         )
+        if allocation is None:  # a device published again plans it at once
+            state.device_waits.wait(obj, await asyncio.to_thread(wanted_drivers, inventory, gated))
     except WlmapError as exc:
         await report(state, obj, False, "CannotPlan", str(exc))
         return False
@@ -138,7 +136,7 @@ async def place_devices(
         await _report(state, obj, bool(bound), gang, domain, len(gated), None, reason)
         return True
     try:
-        placed = await _apply(state, allocation, gated, by_name, inventory, identifying)
+        placed = await narrow_and_release(state, allocation, gated, by_name, inventory, identifying)
     except WlmapError as exc:
         await report(state, obj, False, "CannotPlan", str(exc))
         return False
@@ -175,121 +173,6 @@ def _in_words(domain: Mapping[str, Any]) -> str:
     if not domain:
         return ""
     return " in the gang's domain " + ", ".join(f"{k}={v}" for k, v in sorted(domain.items()))
-
-
-async def _apply(
-    state: State,
-    allocation: Any,
-    gated: Sequence[Mapping[str, Any]],
-    claims: Mapping[str, Mapping[str, Any]],
-    inventory: Any,
-    identifying: Mapping[str, str],
-) -> list[str]:
-    """Narrow each planned pod's claims and release it; what was placed where."""
-    pods = {_name(p): p for p in gated}
-    placed = []
-    for pod_name, node, choices in allocation.pods:
-        await _narrow(state, pods[pod_name], claims, inventory, choices, identifying)
-        await release(state, [pods[pod_name]], None)
-        devices = ", ".join(c.device.name for c in choices)
-        placed.append(f"{pod_name} on {node} ({devices})")
-    return placed
-
-
-def plan_devices(
-    inventory: Any,
-    gated: Sequence[Mapping[str, Any]],
-    claims: Sequence[Any],
-    gang: list[str],
-    domain: Mapping[str, Any],
-) -> tuple[Any, str, dict[str, str]]:
-    """The gang's allocation (or None and why the first pod fits nowhere), and the
-    attribute naming each driver's devices; only devices with the ``domain``'s attribute
-    values are given."""
-    from wlmap.placement.dra import DeviceState, GangPlanner, PodClaims  # noqa: PLC0415
-    from wlmap.placement.dra.diagnose import why_not  # noqa: PLC0415
-    from wlmap.placement.dra.narrowing import identifying_attributes  # noqa: PLC0415
-
-    devices = {d.key: d for d in inventory.devices}
-    state = DeviceState(inventory)
-    state.take(devices[key] for claim in claims for key in held(claim) if key in devices)
-    if domain:  # outside the gang's domain: as if taken
-        state.take(
-            d
-            for d in state.free_devices()
-            if any(d.attributes.get(a) != v for a, v in domain.items())
-        )
-    pods = [
-        PodClaims(_name(p), tuple(inventory.claims[t] for t in template_claims(p).values()))
-        for p in gated
-    ]
-    groups = sorted({c.attribute for p in pods for claim in p.claims for c in claim.constraints})
-    allocation = GangPlanner(state, gang, groups).plan(pods)
-    reason = "" if allocation is not None else f"{pods[0].name}: {why_not(pods[0], state)}"
-    return allocation, reason, identifying_attributes(inventory.devices)
-
-
-async def _narrow(
-    state: State,
-    pod: Mapping[str, Any],
-    claims: Mapping[str, Mapping[str, Any]],
-    inventory: Any,
-    choices: Sequence[Any],
-    identifying: Mapping[str, str],
-) -> None:
-    """Replace each of the pod's generated claims by one narrowed to ``choices``."""
-    from wlmap.placement.dra.narrowing import narrowed_claim_spec  # noqa: PLC0415
-
-    assert state.cluster is not None
-    meta = pod.get("metadata") or {}
-    namespace, name = meta.get("namespace"), meta.get("name")
-    statuses = generated(pod)
-    templates = template_claims(pod)
-    replaced = dict(statuses)
-    for entry, template in templates.items():
-        old = claims.get(statuses[entry])
-        if old is None or narrowed(old):
-            continue  # gone meanwhile, or narrowed before a restart
-        label = inventory.claims[template].name
-        own = [c for c in choices if c.claim == label]
-        old_meta = old.get("metadata") or {}
-        body = {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "ResourceClaim",
-            "metadata": {
-                "generateName": f"{name}-{entry}-"[:57],
-                "namespace": namespace,
-                "labels": old_meta.get("labels") or {},
-                "annotations": {
-                    **(old_meta.get("annotations") or {}),
-                    NARROWED_FROM: old_meta["name"],
-                    PLANNED: ",".join("/".join(c.device.key) for c in own),
-                },
-                "ownerReferences": old_meta.get("ownerReferences") or [],
-            },
-            "spec": narrowed_claim_spec(old.get("spec") or {}, own, identifying),
-        }
-        made = await state.cluster.request(
-            "POST", f"{_RESOURCE}/namespaces/{namespace}/resourceclaims", body=body
-        )
-        replaced[entry] = str(made["metadata"]["name"])
-    if replaced == statuses:
-        return
-    listed = [{"name": k, "resourceClaimName": v} for k, v in replaced.items()]
-    await state.cluster.request(
-        "PATCH",
-        f"/api/v1/namespaces/{namespace}/pods/{name}/status",
-        body={"status": {"resourceClaimStatuses": listed}},
-        content_type=MERGE_PATCH,
-    )
-    for entry, old_name in statuses.items():
-        if replaced[entry] != old_name:
-            path = f"{_RESOURCE}/namespaces/{namespace}/resourceclaims/{old_name}"
-            try:
-                await state.cluster.request("DELETE", path)
-            except ApiError as exc:
-                if exc.code != 404:
-                    raise
 
 
 async def _with_claims(state: State, pods: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -19,11 +19,12 @@ their creation.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import ipaddress
 import logging
 import tempfile
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -113,9 +114,29 @@ def webhook_server(state: State, folder: Path | None = None) -> kopf.WebhookServ
     cert_bytes, key_bytes = self_signed(host)
     cert.write_bytes(cert_bytes)
     key.write_bytes(key_bytes)
-    return kopf.WebhookServer(
-        addr="0.0.0.0", port=port, host=host, certfile=str(cert), pkeyfile=str(key)
+    return _Serving(
+        state.webhook_serving,
+        addr="0.0.0.0",
+        port=port,
+        host=host,
+        certfile=str(cert),
+        pkeyfile=str(key),
     )
+
+
+class _Serving(kopf.WebhookServer):
+    """kopf's webhook server, setting ``serving`` once it listens: a pod created before
+    then is not gated (the webhook fails open), so what makes replacements at start
+    waits for it."""
+
+    def __init__(self, serving: asyncio.Event, **options: Any) -> None:
+        super().__init__(**options)
+        self.serving = serving
+
+    async def __call__(self, fn: kopf.WebhookFn) -> AsyncIterator[kopf.WebhookClientConfig]:
+        async for config in super().__call__(fn):
+            self.serving.set()
+            yield config
 
 
 def self_signed(host: str) -> tuple[bytes, bytes]:

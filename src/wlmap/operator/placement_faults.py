@@ -247,12 +247,14 @@ async def _evict(state: State, pod: Mapping[str, Any]) -> None:
 
 
 async def _workload_of_pod(state: State, pod: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The top-level mapped workload owning a pod, as the handlers find it."""
+    """The top-level mapped workload owning a pod, as the handlers find it; read from the
+    cluster when the cache has not seen an owner yet (at start, a fault found before the
+    workloads' watches list them)."""
     assert state.cluster is not None and state.discovery is not None
     chain: list[dict[str, Any]] = []
     if state.cache is not None:
         chain = await complete_chain(state.cache, pod)
-    else:
+    if not chain:
         await OwnerLookup(state.cluster, state.discovery).complete(chain, [pod])
     mapped = [o for o in chain if is_mapped(state, o)]
     return mapped[-1] if mapped else None

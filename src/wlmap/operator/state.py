@@ -9,6 +9,7 @@ from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from wlmap.operator._device_waits import DeviceWaits
 from wlmap.operator.capacity import CapacityCache
 from wlmap.operator.leader import LeaderElection
 from wlmap.operator.queue import WorkQueue
@@ -38,9 +39,11 @@ class State:
     read_keys: ReadKeys = field(default_factory=ReadKeys)  # workloads as last reconciled
     waiting: dict[str, float] = field(default_factory=dict)  # uid: last delay before a recheck
     rechecks: set[str] = field(default_factory=set)  # uids with a recheck planned
+    device_waits: DeviceWaits = field(default_factory=DeviceWaits)  # DRA gangs without room
     # uid: the placement condition last said (status, reason, message, its Event unsent)
     placement_said: dict[str, tuple[bool, str, str, bool]] = field(default_factory=dict)
     kinds: set[tuple[str, str]] = field(default_factory=set)
+    webhook_serving: asyncio.Event = field(default_factory=asyncio.Event)  # the gate's server
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     leader: LeaderElection | None = None
     reconciled: int = 0

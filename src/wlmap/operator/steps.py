@@ -62,8 +62,10 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
             gated = bool(seen) and any(map(is_gated, seen[0].pods))
             if gated and await place(state, obj, seen[0].view, seen[0].pods):
                 _place_later(state, obj)
-            elif seen and not gated:
-                await restate(state, obj)
+            else:  # placed, or nothing to place: added devices need not wake it
+                state.device_waits.done(str((obj.get("metadata") or {}).get("uid")))
+                if seen and not gated:
+                    await restate(state, obj)
 
     return step
 
@@ -149,6 +151,7 @@ async def forget_workload(state: State, obj: Mapping[str, Any]) -> None:
     await forget(state.cluster, state.discovery, state.settings, obj, state.written)
     uid = str((obj.get("metadata") or {}).get("uid"))
     state.waiting.pop(uid, None)
+    state.device_waits.done(uid)
     state.read_keys.forget(obj)
     state.reports.reported.pop(uid, None)
     state.placement_said.pop(uid, None)

@@ -3,6 +3,9 @@ webhook's extra permissions only with it, and a gated pod's own node terms kept.
 
 from __future__ import annotations
 
+import asyncio
+import socket
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +14,7 @@ from cryptography import x509
 
 from wlmap.operator import rbac
 from wlmap.operator.__main__ import main
-from wlmap.operator.gating import GATE, is_gated, opted_in, self_signed
+from wlmap.operator.gating import GATE, is_gated, opted_in, self_signed, webhook_server
 from wlmap.operator.placement import _narrowed
 from wlmap.operator.settings import Settings
 from wlmap.operator.state import State
@@ -98,6 +101,34 @@ def test_the_placement_grants_come_only_with_placement() -> None:
     assert _verbs(rbac.cluster_rules(placement=True), "", "nodes") == {"list", "watch"}
     assert _verbs(rbac.cluster_rules(placement=True), "", "pods") == {"list", "watch"}
     assert _verbs(rbac.namespaced_rules(placement=True), "batch", "jobs/status") == {"patch"}
+
+
+def test_the_webhook_says_when_it_serves(tmp_path: Path) -> None:
+    """What makes replacements at start (devices removed meanwhile) waits for this: a pod
+    created before the gate is served is not gated."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    env = {"WLMAP_PLACEMENT": "1", "WLMAP_PLACEMENT_LEVELS": LEVELS}
+    state = State(Settings.from_environment({**env, "WLMAP_WEBHOOK": f"127.0.0.1:{port}"}))
+
+    async def serve() -> tuple[bool, bool, str]:
+        served = webhook_server(state, tmp_path)(_no_review)
+        before = state.webhook_serving.is_set()
+        config = await anext(served)
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=5):
+                return before, state.webhook_serving.is_set(), str(config.get("url"))
+        finally:
+            await served.aclose()  # type: ignore[attr-defined]  # an async generator
+
+    before, after, url = asyncio.run(serve())
+    assert (before, after) == (False, True)
+    assert url.startswith(f"https://127.0.0.1:{port}")
+
+
+async def _no_review(*_: Any, **__: Any) -> Any:
+    raise AssertionError("no admission request is sent here")
 
 
 def test_the_webhook_certificate_names_its_host() -> None:

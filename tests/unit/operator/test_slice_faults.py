@@ -16,7 +16,7 @@ from tests.unit.placement.dra._cluster import (
     node_slice,
 )
 from wlmap.operator._claims import gang_domain
-from wlmap.operator._slice_faults import gone_devices, slice_devices
+from wlmap.operator._slice_faults import gone_devices, slice_devices, unlisted_devices
 from wlmap.operator.devices import plan_devices
 from wlmap.placement.dra import read_dra
 
@@ -54,6 +54,17 @@ def _claim(node: str, gpus: range) -> dict[str, Any]:
         "metadata": {"name": f"claim-{node}", "namespace": "ml"},
         "status": {"allocation": {"devices": {"results": results}}},
     }
+
+
+def test_devices_removed_while_away_are_those_claims_hold_and_no_slice_lists() -> None:
+    """Found at start: b1 republished without gpu-3, b2's slice deleted; a claim not
+    allocated yet holds nothing."""
+    b1 = node_slice("b1", [gpu(i, f"pci{i // 2}", "B") for i in range(3)])
+    claims = [_claim("b0", range(4)), _claim("b1", range(2, 4)), _claim("b2", range(1))]
+    pending = {"metadata": {"name": "pending", "namespace": "ml"}, "status": {}}
+    found = unlisted_devices([four_gpu_node("b0", "B"), b1], [*claims, pending])
+    assert found == {(DRIVER, "b1", "gpu-3"), (DRIVER, "b2", "gpu-0")}
+    assert unlisted_devices([four_gpu_node("b0", "B")], claims[:1]) == frozenset()
 
 
 def _replacement() -> dict[str, Any]:
