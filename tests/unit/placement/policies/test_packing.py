@@ -8,6 +8,7 @@ from tests.unit.placement.policies._cluster import fresh, node, pod, use
 from wlmap.placement.model import Placement
 from wlmap.placement.policies._common import tie_rank
 from wlmap.placement.policies.packing import PackingPolicy
+from wlmap.placement.simulator import place_each
 from wlmap.placement.state import ClusterState
 
 
@@ -52,3 +53,26 @@ def test_equal_scores_go_to_the_seed_order() -> None:
     expected_gpu = 1 if winner == 0 else 0
     assert policy.place(state, pod()) == Placement(winner, (expected_gpu,))
     assert sorted(int(np.argmin(tie_rank(4, s))) for s in range(20)) != [0] * 20
+
+
+def test_cpu_only_pods_fill_the_first_node_until_its_cpu_runs_out() -> None:
+    # As the published simulator does it: a CPU-only pod scores 0 everywhere and goes to
+    # the first node in the seed order that fits it; a node whose CPU is gone cannot take
+    # a GPU pod however free its GPUs are, and CPU-only pods leave a node "idle" for the
+    # GPU score (every GPU still free).
+    policy = PackingPolicy()
+    a, b, c = node("a", 8, cpu=16_000), node("b", 2), node("c", 8)
+    state = fresh(policy, [a, b, c], seed=41)
+    assert list(tie_rank(3, 41)) == [0, 1, 2]  # a, then b, then c
+    cpu_only = pod(cpu=8000, num=0)
+    arrivals = [cpu_only, cpu_only, cpu_only, pod(), pod(milli=500)]
+    placed = [placement for _, placement in place_each(state, policy, arrivals)]
+    assert placed == [
+        Placement(0, ()),  # a: 16 cores -> 8 left
+        Placement(0, ()),  # a: 0 left
+        Placement(1, ()),  # a is full: the next node in the seed order
+        # a: no CPU left; b: every GPU free, 2 GPUs: max(33 - 2, 2) = 31; c: 25
+        Placement(1, (0,)),
+        # b: no shared GPU fits, a free GPU on a used node: 50 - 1 = 49; c: 25
+        Placement(1, (1,)),
+    ]
