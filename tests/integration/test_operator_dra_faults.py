@@ -105,6 +105,24 @@ def _gang(kube: Kube, namespace: str) -> tuple[dict[str, Any], list[dict[str, An
     return replica_set, pods
 
 
+Strike = tuple[
+    dict[str, Any], set[str], dict[str, Any], dict[str, str], dict[str, Any], tuple[str, str]
+]
+
+
+def _strike(kube: Kube, namespace: str, slices: list[dict[str, Any]]) -> Strike:
+    """The placed gang and the device a fault will take: the ReplicaSet, its pods' names,
+    the pod hit (the first by name), the others' nodes, the slice holding the pod's first
+    device, and that device (pool, name)."""
+    replica_set, pods = _gang(kube, namespace)
+    hit = min(pods, key=lambda p: p["metadata"]["name"])
+    healthy = {p["metadata"]["name"]: p["spec"]["nodeName"] for p in pods if p is not hit}
+    pool, device = _devices(kube, namespace, hit)[0]
+    held = next(s for s in slices if s["spec"]["pool"]["name"] == pool)
+    old = {p["metadata"]["name"] for p in pods}
+    return replica_set, old, hit, healthy, held, (pool, device)
+
+
 def _new(kube: Kube, namespace: str, owner: dict[str, Any], old: set[str]) -> list[dict[str, Any]]:
     return [p for p in owned_pods(kube, namespace, owner) if p["metadata"]["name"] not in old]
 
@@ -140,13 +158,8 @@ def test_device_gone_from_slice(
     layout = ROOMY if room else LAYOUT
     slices = publish(kube, sorted(kwok_cluster.nodes())[: len(layout)], layout, kwok_namespace)
     try:
-        replica_set, pods = _gang(kube, kwok_namespace)
-        old = {p["metadata"]["name"] for p in pods}
-        hit = min(pods, key=lambda p: p["metadata"]["name"])
-        healthy = {p["metadata"]["name"]: p["spec"]["nodeName"] for p in pods if p is not hit}
-        pool, device = _devices(kube, kwok_namespace, hit)[0]
+        replica_set, old, hit, healthy, held, (pool, device) = _strike(kube, kwok_namespace, slices)
         assert _clique(slices, pool, device) == "clique-b", placing.output()[-3000:]
-        held = next(s for s in slices if s["spec"]["pool"]["name"] == pool)
         kept = [d for d in held["spec"]["devices"] if d["name"] != device]
         kube.patch(held, {"spec": {"devices": kept}})  # the driver republishes without it
         started = time.monotonic()
@@ -206,12 +219,7 @@ def test_device_removed_while_the_operator_was_away(
     kube = kwok_cluster.kube
     slices = publish(kube, sorted(kwok_cluster.nodes())[: len(ROOMY)], ROOMY, kwok_namespace)
     try:
-        replica_set, pods = _gang(kube, kwok_namespace)
-        old = {p["metadata"]["name"] for p in pods}
-        hit = min(pods, key=lambda p: p["metadata"]["name"])
-        healthy = {p["metadata"]["name"]: p["spec"]["nodeName"] for p in pods if p is not hit}
-        pool, device = _devices(kube, kwok_namespace, hit)[0]
-        held = next(s for s in slices if s["spec"]["pool"]["name"] == pool)
+        replica_set, old, hit, healthy, held, (pool, device) = _strike(kube, kwok_namespace, slices)
         placing.stop()
         kept = [d for d in held["spec"]["devices"] if d["name"] != device]
         kube.patch(held, {"spec": {"devices": kept}})  # while no operator watches
