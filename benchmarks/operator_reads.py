@@ -2,8 +2,9 @@
 
 Starts its own kube-apiserver and etcd (built by scripts/build-apiserver.sh), then runs
 the operator twice in the same run, each time in a fresh namespace: first with
-``WLMAP_CACHED_READS=false`` (every reconciliation lists the namespace's pods and fetches
-every pod's owners: the baseline), then with the watch-fed cache. Each time it creates
+``WLMAP_CACHED_READS=false`` (every reconciliation lists the namespace's pods, fetches
+every pod's owners and lists the workload's PodGroups: the baseline), then with the
+watch-fed cache. Each time it creates
 COUNT JobSets (``jobset/coordinator.yaml``: 2 Jobs, 5 pods each) with their Jobs and pods
 made directly, as the JobSet and Job controllers would (none runs here), and times the
 convergence: one correct PodGroup per JobSet and every pod linked. Then every JobSet is
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test harness
 from tests.integration.conftest import TEST_CRDS
 from tests.integration.controllers import jobset_children
 from tests.integration.kube import Kube, load, wait_for
-from tests.integration.load import converged, expected_minimum
+from tests.integration.load import KAI, converged, expected_minimum
 from tests.integration.operator_process import OperatorProcess
 from tests.integration.testcluster import TestCluster, build_binaries
 
@@ -44,6 +45,7 @@ COUNTED = {
     "Job GETs (owners)": ("GET", "jobs"),
     "JobSet GETs": ("GET", "jobsets"),
     "pod PATCHes (links)": ("PATCH", "pods"),
+    "PodGroup LISTs": ("LIST", "podgroups"),
 }
 TIMEOUT = 900.0
 
@@ -68,7 +70,7 @@ class OwnRequests:
         self.metrics = metrics  # a client of its own, counted apart
         self.metrics_reads = 0
         self.total = 0
-        self.pod_lists = 0
+        self.lists: Counter[str] = Counter()  # resource -> our LISTs of it
         metrics.event_hooks["request"] = [self.count_metrics_read]
 
     def count_metrics_read(self, _: httpx.Request) -> None:
@@ -76,8 +78,9 @@ class OwnRequests:
 
     def __call__(self, request: httpx.Request) -> None:
         self.total += 1
-        if request.method == "GET" and request.url.path.endswith("/pods"):
-            self.pod_lists += 1
+        for _, resource in COUNTED.values():
+            if request.method == "GET" and request.url.path.endswith("/" + resource):
+                self.lists[resource] += 1
 
 
 def requests_so_far(metrics: httpx.Client) -> Counter[tuple[str, str]]:
@@ -116,25 +119,36 @@ class Run:
         self.operator = operator
         self.own = own
 
-    def linked(self, groups: dict[str, str]) -> bool:
+    def linked(self) -> bool:
+        """Every pod carries the name of the PodGroup its JobSet owns."""
+        groups = {
+            owner["name"]: group["metadata"]["name"]
+            for group in self.kube.list(*KAI, self.namespace)
+            for owner in group["metadata"].get("ownerReferences") or ()
+        }
         pods = self.kube.list("v1", "Pod", self.namespace)
         return all(
             (p["metadata"].get("annotations") or {}).get("pod-group-name")
-            == groups[p["metadata"]["labels"]["jobset.sigs.k8s.io/jobset-name"]]
+            == groups.get(p["metadata"]["labels"]["jobset.sigs.k8s.io/jobset-name"], "")
             for p in pods
         )
 
     def measure(self, action: Any) -> Phase:
         """Run ``action`` and wait for the operator; seconds and requests (not ours)."""
         before = requests_so_far(self.metrics)
-        own_total, own_pod_lists, reads = self.own.total, self.own.pod_lists, self.own.metrics_reads
+        own_total, own_lists, reads = (
+            self.own.total,
+            Counter(self.own.lists),
+            self.own.metrics_reads,
+        )
         start = time.monotonic()
         phase = Phase(writes=action())
         phase.seconds = time.monotonic() - start
         self.settle()
         phase.requests = requests_so_far(self.metrics) - before
         phase.requests[("GET", "")] -= self.own.metrics_reads - reads
-        phase.requests[("LIST", "pods")] -= self.own.pod_lists - own_pod_lists
+        for resource, ours in (self.own.lists - own_lists).items():
+            phase.requests[("LIST", resource)] -= ours
         phase.total = sum(phase.requests.values()) - (self.own.total - own_total)
         return phase
 
@@ -164,9 +178,8 @@ class Run:
                 created[f"js-{index}"] = made
                 expected[f"js-{index}"] = expected_minimum(made)
             writes = time.monotonic() - start
-            groups = {name: f"pg-{name}" for name in created}
             wait_for(converged(self.kube, self.namespace, expected), "groups", TIMEOUT, 1)
-            wait_for(lambda: self.linked(groups), "links", TIMEOUT, 1)
+            wait_for(self.linked, "links", TIMEOUT, 1)
             return writes
 
         return self.measure(action), created

@@ -10,6 +10,9 @@ without one, or an owner arriving after its pods (the Job seen after the pods it
 as two watch streams deliver them in no particular order); and when one of its pods is
 deleted, since gangs keyed by pod labels (a LeaderWorkerSet's groups) can lose a member
 or go away with it; and when a pod carries the placement gate (see ``gating``).
+
+The operator's own gang objects are kept beside them (``gang_cache``), so that a
+reconciliation lists nothing at all.
 """
 
 from __future__ import annotations
@@ -17,17 +20,36 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from wlmap.operator.gang_cache import GangCache
 from wlmap.operator.gating import is_gated
 from wlmap.operator.rbac import INTERMEDIATE_OWNERS
 from wlmap.operator.settings import Settings
 from wlmap.operator.written import Written
 from wlmap.sources.cluster import Cluster, Discovery
 from wlmap.sources.cluster.cache import CLAIMS, ClusterCache
+from wlmap.sources.cluster.informer import ChangeListener
 from wlmap.sources.inventory import uid_of
 
 # The owners between pods and workloads (ReplicaSets first) come from the RBAC table that
 # grants their watches.
 WATCHED_KINDS: tuple[tuple[str, str], ...] = (("", "Pod"), CLAIMS, *INTERMEDIATE_OWNERS)
+
+
+class OperatorCache(ClusterCache):
+    """The cluster cache and, when kept, the operator's own gang objects (started,
+    stopped and waited on together)."""
+
+    gangs: GangCache | None = None
+
+    def start(self) -> None:
+        super().start()
+        if self.gangs is not None:
+            self.gangs.start()
+
+    async def stop(self) -> None:
+        await super().stop()
+        if self.gangs is not None:
+            await self.gangs.stop()
 
 
 def operator_cache(
@@ -37,13 +59,16 @@ def operator_cache(
     fed: Iterable[tuple[str, str]],
     wanted: Callable[[dict[str, Any]], None],
     written: Written | None = None,
-) -> ClusterCache:
+    gang_changes: ChangeListener | None = None,
+) -> OperatorCache:
     """The cache for the served namespaces; ``wanted`` is called with each watched object
     whose workload should be reconciled (from the watch's task: it must not block). A pod
     whose link was ``written`` and is not shown yet does not bring its workload back.
 
     Args:
         fed: (group, kind) of the types kopf watches and the handlers feed in.
+        gang_changes: with it, the gang objects are kept too, and it is told of each of
+            their changes (the drift checks; it must not block either).
     """
     fed_kinds = set(fed)
     resources = [
@@ -51,7 +76,7 @@ def operator_cache(
         for group, kind in dict.fromkeys(WATCHED_KINDS)
         if (group, kind) not in fed_kinds and (resource := discovery.find(group, kind))
     ]
-    cache: ClusterCache
+    cache: OperatorCache
 
     def listener(event_type: str, obj: dict[str, Any]) -> None:
         if event_type == "DELETED":
@@ -62,7 +87,7 @@ def operator_cache(
         elif has_unlinked_pods(cache, settings, obj, written):
             wanted(obj)
 
-    cache = ClusterCache(
+    cache = OperatorCache(
         cluster,
         discovery,
         resources,
@@ -71,6 +96,8 @@ def operator_cache(
         fed=fed_kinds,
         listener=listener,
     )
+    if gang_changes is not None:
+        cache.gangs = GangCache(cluster, discovery, settings, gang_changes)
     return cache
 
 

@@ -1,10 +1,11 @@
 """Keeping gang objects as they should be after someone else touched them.
 
-The operator watches the gang objects of its target that carry ``wlmap.dev/workload-uid``.
-A group deleted, or changed by another writer, has its workload reconciled again (which
-restores it). A group whose workload no longer exists (deleted while the operator was not
-running, on a cluster without a garbage collector) is an orphan and is deleted; that check
-runs on the initial listing, i.e. at every start.
+The operator watches the gang objects of its target that carry ``wlmap.dev/workload-uid``:
+through kopf, or, with cached reads, through the gang cache's own watches (one watch per
+kind either way; see ``gang_cache``). A group deleted, or changed by another writer, has
+its workload reconciled again (which restores it). A group whose workload no longer exists
+(deleted while the operator was not running, on a cluster without a garbage collector) is
+an orphan and is deleted; that check runs on the initial listing, i.e. at every start.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from wlmap.errors import ClusterError
+from wlmap.operator.cache import OperatorCache
 from wlmap.operator.reports import log_name
 from wlmap.operator.settings import FIELD_MANAGER, GANG_KINDS, WORKLOAD_UID_LABEL
 from wlmap.operator.state import State
 from wlmap.operator.steps import reconcile_step, submit
 from wlmap.sources.cluster import ApiError, list_objects
+from wlmap.sources.cluster.informer import ChangeListener
 from wlmap.sources.inventory import controller_reference
 
 log = logging.getLogger("wlmap.operator")
@@ -47,6 +51,27 @@ def gang_handler(state: State) -> Callable[..., Awaitable[None]]:
     return on_gang
 
 
+def gang_listener(state: State) -> ChangeListener:
+    """What the gang cache tells of its objects' changes: a deletion, or a change by
+    another writer, queues the same check as kopf's events do. A deleted object is
+    forgotten as written first: its workload's reconciliation must apply it again."""
+
+    def on_change(event_type: str, obj: dict[str, Any]) -> None:
+        meta = obj.get("metadata") or {}
+        if not state.serves_namespace(meta.get("namespace")):
+            return
+        if event_type == "DELETED":
+            assert state.discovery is not None
+            resource = state.discovery.serving(str(obj.get("apiVersion")), str(obj.get("kind")))
+            if resource is not None:
+                state.written.deleted(resource.path(meta.get("namespace"), meta.get("name")))
+        elif not changed_by_others(obj):
+            return  # the operator's own write
+        state.spawn(check(state, obj, event_type))
+
+    return on_change
+
+
 async def check(state: State, obj: Mapping[str, Any], kind: str | None) -> None:
     """Queue the check of one gang object under its workload's key: ``kind`` None for a
     listing (orphans are deleted), DELETED or a change by another writer."""
@@ -72,8 +97,20 @@ async def check(state: State, obj: Mapping[str, Any], kind: str | None) -> None:
 
 async def sweep(state: State) -> None:
     """Check every gang object of the target in the served namespaces, as at start (a new
-    leader does this: while it followed, orphans were left to the leader)."""
+    leader does this: while it followed, orphans were left to the leader; with the gang
+    cache, the operator does it at start too). From the gang cache when kept."""
     assert state.cluster is not None and state.discovery is not None
+    gangs = state.cache.gangs if isinstance(state.cache, OperatorCache) else None
+    if gangs is not None:
+        try:
+            await gangs.synced()
+        except ClusterError as exc:  # reconciliations wait for the listing on their own
+            log.warning("gang objects not checked for orphans: %s", exc)
+            return
+        for obj in list(gangs.objects()):
+            if state.serves_namespace((obj.get("metadata") or {}).get("namespace")):
+                state.spawn(check(state, obj, None))
+        return
     where = tuple(state.settings.scope.namespaces) or (None,)
     for api_version, kind in GANG_KINDS[state.settings.target]:
         resource = state.discovery.serving(api_version, kind)

@@ -22,7 +22,7 @@ from wlmap.operator._slice_faults import register_fault_watches
 from wlmap.operator.cache import complete_chain, has_unlinked_pods, operator_cache
 from wlmap.operator.capacity import CapacityCache
 from wlmap.operator.conditions import definition_status
-from wlmap.operator.drift import gang_handler, sweep
+from wlmap.operator.drift import gang_handler, gang_listener, sweep
 from wlmap.operator.gating import (
     OPT_IN,
     WEBHOOK_CONFIGURATION,
@@ -93,15 +93,7 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
             )
             state.capacity.start()
         if state.settings.cached_reads:
-            state.cache = operator_cache(
-                state.cluster,
-                state.discovery,
-                state.settings,
-                kinds,
-                lambda obj: state.spawn(_queue_top_owner(state, obj)),
-                state.written,
-            )
-            state.cache.start()
+            _start_cache(state, kinds)
         if state.settings.leader_elect:
             await _elect(state)
 
@@ -124,15 +116,8 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
     if state.settings.placement:
         register_webhook(registry, state)
         register_fault_watches(registry, state)
-    for api_version, kind in GANG_KINDS[state.settings.target]:
-        group, _, version = api_version.rpartition("/")
-        kopf.on.event(
-            group=group,
-            version=version,
-            kind=kind,
-            labels={WORKLOAD_UID_LABEL: kopf.PRESENT},
-            registry=registry,
-        )(gang_handler(state))
+    if not state.settings.cached_reads:  # else the gang cache watches them (``drift``)
+        _register_gang_watches(registry, state)
     for group, kind in DEFINITION_TYPES:
         kopf.on.event(group=group, kind=kind, registry=registry)(_definition_handler(state))
     for group, kind in sorted(kinds):
@@ -145,6 +130,34 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
             annotations={state.settings.pod_link: kopf.ABSENT},
             registry=registry,
         )(_pod_handler(state))
+
+
+def _start_cache(state: State, kinds: set[tuple[str, str]]) -> None:
+    """Start the watch-fed cache: pods, claims, owners and the operator's gang objects."""
+    assert state.cluster is not None and state.discovery is not None
+    state.cache = operator_cache(
+        state.cluster,
+        state.discovery,
+        state.settings,
+        kinds,
+        lambda obj: state.spawn(_queue_top_owner(state, obj)),
+        state.written,
+        gang_listener(state),
+    )
+    state.cache.start()
+    state.spawn(sweep(state))  # orphans, as kopf's first listing of them finds them
+
+
+def _register_gang_watches(registry: kopf.OperatorRegistry, state: State) -> None:
+    for api_version, kind in GANG_KINDS[state.settings.target]:
+        group, _, version = api_version.rpartition("/")
+        kopf.on.event(
+            group=group,
+            version=version,
+            kind=kind,
+            labels={WORKLOAD_UID_LABEL: kopf.PRESENT},
+            registry=registry,
+        )(gang_handler(state))
 
 
 def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from wlmap.definitions.registry import Entry
+from wlmap.operator.cache import OperatorCache
 from wlmap.operator.gating import is_gated
 from wlmap.operator.groups import Desired, desired_state
 from wlmap.operator.reports import Refusal
 from wlmap.operator.settings import GANG_KINDS, Settings
 from wlmap.operator.store import DefinitionStore
-from wlmap.operator.writes import apply, delete_unwanted, owned_objects
+from wlmap.operator.writes import apply, delete_unwanted, owned_objects, with_unseen
 from wlmap.operator.written import Written
 from wlmap.sources.cluster import (
     ApiError,
@@ -81,7 +82,8 @@ async def reconcile(
     written: Written | None = None,
 ) -> Outcome | None:
     """Apply the gang objects of one workload; None when no definition covers it or it is
-    gone. Its pods, claims and owners come from ``cache`` when given, else from the server.
+    gone. Its pods, claims and owners come from ``cache`` when given, else from the server;
+    so do its gang objects when the cache keeps them.
     The view of a workload that evaluated cleanly, and its pods, are appended to ``seen``
     before anything is written (the placement controller plans from them even when the
     writes fail). With ``written``, what an earlier reconciliation wrote and the cluster's
@@ -115,8 +117,9 @@ async def reconcile(
         seen.append(Interpreted(view, tuple(pods or ())))
     uid = str(meta.get("uid"))
     kinds = {(str(o["apiVersion"]), str(o["kind"])) for o in desired.objects}
+    gangs = cache.gangs if isinstance(cache, OperatorCache) else None
     owned = await owned_objects(
-        cluster, discovery, kinds | _target_kinds(settings), meta.get("namespace"), uid
+        cluster, discovery, kinds | _target_kinds(settings), meta.get("namespace"), uid, gangs
     )
     applied, refusals, refused_names = 0, list[Refusal](), set[str]()
     for item in desired.objects:
@@ -126,6 +129,8 @@ async def reconcile(
         else:
             refusals.append(refused)
             refused_names.add(item["metadata"]["name"])
+    if gangs is not None and written is not None:  # the cache may not show the last apply
+        owned = with_unseen(owned, written, uid)
     deleted = await delete_unwanted(cluster, discovery, owned, desired.objects, written)
     links = {pod: g for pod, g in desired.pod_groups.items() if g not in refused_names}
     linked = await link_pods(cluster, discovery, settings, pods or [], links, written)
@@ -164,7 +169,8 @@ async def forget(
     written: Written | None = None,
 ) -> int:
     """Delete the gang objects of a deleted workload (the garbage collector does the same
-    through owner references on clusters that run it)."""
+    through owner references on clusters that run it). Listed, not read from the gang
+    cache: this runs once per workload, and a listing never lags the last apply."""
     meta = obj.get("metadata") or {}
     kinds = _target_kinds(settings)
     owned = await owned_objects(

@@ -66,9 +66,10 @@ class Settings:
         kinds: extra ``Kind.group`` types to serve beyond the catalog (for definitions
             added to the cluster after start, which need a restart otherwise); the
             ``Kind`` is spelled as in its CRD.
-        cached_reads: read pods, claims and owners from caches kept by watches; off, every
-            reconciliation lists the namespace's pods and fetches their owners (the
-            former read path, kept to measure against).
+        cached_reads: read pods, claims, owners and the operator's own gang objects from
+            caches kept by watches; off, every reconciliation lists the namespace's pods,
+            fetches their owners and lists the workload's gang objects (the former read
+            path, kept to measure against).
         placement: run the placement controller (gate, plan, narrow, release) for the
             namespaces and workloads that opt in with ``wlmap.dev/placement: enabled``.
         placement_levels: node-label keys of the topology levels, coarsest first.

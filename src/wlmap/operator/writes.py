@@ -5,6 +5,12 @@ An object is the workload's when it carries the workload's uid in ``wlmap.dev/wo
 A name derived from the workload that is already taken by anything else (another
 workload's group, an object someone made by hand) is reported and left alone: applying
 with ``force`` would take it over.
+
+The objects a workload owns come from the gang cache when the operator keeps one (see
+``gang_cache``), else from a listing. The cache can lag the operator's last write: an
+object not in it is looked up by name before it is applied (so a name taken is still
+refused, and an object of ours already as written is not applied again), and the objects
+applied and not deleted since (``Written``) are among those a workload may no longer want.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from wlmap.operator.gang_cache import GangCache
 from wlmap.operator.reports import Refusal
 from wlmap.operator.settings import FIELD_MANAGER, WORKLOAD_UID_LABEL
 from wlmap.operator.written import Written, body_of
@@ -30,16 +37,37 @@ async def owned_objects(
     kinds: Iterable[tuple[str, str]],
     namespace: str | None,
     uid: str,
+    gangs: GangCache | None = None,
 ) -> Owned:
-    """The objects of these kinds labelled with the workload's uid."""
+    """The objects of these kinds labelled with the workload's uid: from ``gangs`` for the
+    kinds it keeps, listed for the others.
+
+    Raises:
+        ClusterError: the server failed, or the gang cache was not listed in time.
+    """
     found: Owned = {}
     for api_version, kind in sorted(set(kinds)):
         resource = discovery.serving(api_version, kind)
         if resource is None:
             continue
-        selector = f"{WORKLOAD_UID_LABEL}={uid}"
-        for obj in await list_objects(cluster, resource, namespace, selector):
+        if gangs is not None and gangs.keeps(api_version, kind, namespace):
+            await gangs.synced()
+            objects = gangs.owned(api_version, kind, namespace, uid)
+        else:
+            selector = f"{WORKLOAD_UID_LABEL}={uid}"
+            objects = await list_objects(cluster, resource, namespace, selector)
+        for obj in objects:
             found[(kind, obj["metadata"]["name"])] = obj
+    return found
+
+
+def with_unseen(owned: Owned, written: Written, uid: str) -> Owned:
+    """``owned`` and the workload's objects applied and not shown in it yet: a cache
+    behind the last write must not keep an object no longer wanted from being deleted
+    (one deleted meanwhile is answered 404, which is taken as done)."""
+    found = dict(owned)
+    for stub in written.applied_objects(uid):
+        found.setdefault((str(stub["kind"]), str(stub["metadata"]["name"])), stub)
     return found
 
 
@@ -66,13 +94,20 @@ async def apply(
     if written is not None and not written.needs_apply(path, body, owned.get((kind, meta["name"]))):
         return None
     if (kind, meta["name"]) not in owned:
-        holder = await _holder(cluster, path, meta)
+        existing = await _existing(cluster, path)
+        holder = None if existing is None else _holder(existing, meta)
         if holder is not None:
             return Refusal(
                 "NameTaken",
                 f"{kind} {meta['name']} already exists and belongs to {holder}; "
                 "it is left alone and this workload has no such group",
             )
+        if (
+            existing is not None
+            and written is not None
+            and not written.needs_apply(path, body, existing)
+        ):
+            return None  # ours as written, not in the gang cache yet
     params = {"fieldManager": FIELD_MANAGER, "force": "true"}
     try:
         answer = await cluster.request(
@@ -122,14 +157,19 @@ async def delete_unwanted(
     return deleted
 
 
-async def _holder(cluster: Cluster, path: str, meta: Mapping[str, Any]) -> str | None:
-    """Who holds an object of this name, when it exists and is not this workload's."""
+async def _existing(cluster: Cluster, path: str) -> dict[str, Any] | None:
+    """The object at ``path``, None when there is none."""
     try:
-        existing = await cluster.request("GET", path)
+        found: dict[str, Any] = await cluster.request("GET", path)
     except ApiError as exc:
         if exc.code == 404:
             return None
         raise
+    return found
+
+
+def _holder(existing: Mapping[str, Any], meta: Mapping[str, Any]) -> str | None:
+    """Who holds an existing object of this name, when it is not this workload's."""
     ours = str((meta.get("labels") or {}).get(WORKLOAD_UID_LABEL))
     labels = (existing.get("metadata") or {}).get("labels") or {}
     if labels.get(WORKLOAD_UID_LABEL) == ours:

@@ -13,7 +13,9 @@ although nothing in them changed. Here each write is remembered:
   to its scheduler, which does not see it before), so that the pod is patched once;
 - a gang object's applied body with the ``resourceVersion`` the server answered; applying
   the same body again is skipped while the object listed is still that version (anything
-  else that changed it, even in a field the apply does not own, makes it apply again).
+  else that changed it, even in a field the apply does not own, makes it apply again);
+- which workload each applied gang object belongs to, so that one applied and not in the
+  gang cache yet is still found when its workload no longer wants it.
 
 This is the pattern of the capacity cache's assumed pods (decision 0032): the writer keeps
 what it wrote until the watch shows it.
@@ -26,6 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from wlmap.operator.settings import WORKLOAD_UID_LABEL
 from wlmap.sources.inventory import uid_of
 
 __all__ = ["LINK_MEMORY_SECONDS", "Written"]
@@ -45,6 +48,8 @@ class Written:
         self._links: dict[str, tuple[str, float]] = {}  # pod uid -> (group, when written)
         self._applied: dict[str, tuple[str, str]] = {}  # path -> (body, resourceVersion)
         self._deferred: dict[str, tuple[str, str]] = {}  # pod uid -> (annotation, group)
+        self._owners: dict[str, str] = {}  # gang object path -> its workload's uid
+        self._objects: dict[str, dict[str, dict[str, Any]]] = {}  # uid -> path -> stub
 
     def needs_link(self, pod: Mapping[str, Any], annotation: str, group: str) -> bool:
         """Whether ``pod`` must be patched to carry ``group``: it does not show it, and the
@@ -99,15 +104,41 @@ class Written:
 
     def applied(self, path: str, body: str, answer: Mapping[str, Any] | None) -> None:
         """Remember the body applied at ``path`` and the version the server answered."""
-        version = ((answer or {}).get("metadata") or {}).get("resourceVersion")
-        if version is None:
-            self._applied.pop(path, None)
-        else:
-            self._applied[path] = (body, str(version))
+        meta = (answer or {}).get("metadata") or {}
+        version = meta.get("resourceVersion")
+        if version is None or answer is None:
+            self.deleted(path)
+            return
+        self._applied[path] = (body, str(version))
+        uid = (meta.get("labels") or {}).get(WORKLOAD_UID_LABEL)
+        if uid is not None and self._owners.get(path) != uid:
+            self._forget_owner(path)
+            self._owners[path] = str(uid)
+            self._objects.setdefault(str(uid), {})[path] = {
+                "apiVersion": answer.get("apiVersion"),
+                "kind": answer.get("kind"),
+                "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")},
+            }
 
     def deleted(self, path: str) -> None:
         """Forget a gang object deleted."""
         self._applied.pop(path, None)
+        self._forget_owner(path)
+
+    def applied_objects(self, uid: str) -> list[dict[str, Any]]:
+        """The gang objects applied for the workload with this uid and not deleted since
+        (apiVersion, kind, name and namespace only)."""
+        return list(self._objects.get(uid, {}).values())
+
+    def _forget_owner(self, path: str) -> None:
+        uid = self._owners.pop(path, None)
+        if uid is None:
+            return
+        paths = self._objects.get(uid)
+        if paths is not None:
+            paths.pop(path, None)
+            if not paths:
+                del self._objects[uid]
 
     @property
     def pending(self) -> int:

@@ -44,6 +44,8 @@ class Informer:
         namespace: str | None,
         index: ObjectIndex,
         listener: ChangeListener | None = None,
+        selector: str | None = None,
+        slim: bool = True,
     ) -> None:
         self.resource = resource
         self.namespace = namespace if resource.namespaced else None
@@ -53,6 +55,8 @@ class Informer:
         self._cluster = cluster
         self._index = index
         self._listener = listener
+        self._selector = selector  # a label selector: only the objects it selects are kept
+        self._slim = slim  # managed fields dropped
 
     async def run(self) -> None:
         """List and watch until cancelled."""
@@ -77,7 +81,7 @@ class Informer:
                 await asyncio.sleep(RETRY_SECONDS)  # the server went away: resume when back
 
     async def _relist(self) -> str:
-        params: dict[str, Any] = {"limit": PAGE_SIZE}
+        params: dict[str, Any] = {"limit": PAGE_SIZE, "labelSelector": self._selector}
         objects: list[dict[str, Any]] = []
         while True:
             page = await self._cluster.request(
@@ -89,7 +93,11 @@ class Informer:
             metadata = page.get("metadata") or {}
             if not metadata.get("continue"):
                 break
-            params = {"limit": PAGE_SIZE, "continue": metadata["continue"]}
+            params = {
+                "limit": PAGE_SIZE,
+                "labelSelector": self._selector,
+                "continue": metadata["continue"],
+            }
         resource = self.resource
         changed, removed = self._index.replace(
             resource.group, resource.kind, self.namespace, objects
@@ -112,6 +120,8 @@ class Informer:
             "timeoutSeconds": WATCH_SECONDS,
             "resourceVersion": version,
         }
+        if self._selector is not None:
+            params["labelSelector"] = self._selector
         path = self.resource.path(self.namespace)
         # the server ends a watch after WATCH_SECONDS: a longer silence is a dead connection
         async for line in self._cluster.lines(path, params, timeout=WATCH_SECONDS + 30):
@@ -131,9 +141,9 @@ class Informer:
 
     def _typed(self, obj: dict[str, Any]) -> dict[str, Any]:
         """The object as kept: typed (lists leave that out), without its managed fields
-        (often half of a pod's size, and nothing a definition reads)."""
+        unless asked (often half of a pod's size, and nothing a definition reads)."""
         metadata = obj.get("metadata")
-        if isinstance(metadata, dict):
+        if self._slim and isinstance(metadata, dict):
             metadata.pop("managedFields", None)
         obj.setdefault("apiVersion", self.resource.api_version)
         obj.setdefault("kind", self.resource.kind)
