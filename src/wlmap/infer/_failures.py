@@ -19,7 +19,7 @@ from typing import Any
 
 from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength
-from wlmap.infer._schema import ITEMS, VALUES, Node, jq_path, show, walk
+from wlmap.infer._schema import ITEMS, VALUES, Node, is_integer, jq_path, show, walk
 from wlmap.infer._vocabulary import REPLICA_FAILURE, VOCABULARY, words
 
 _BESIDE = ("active", "ready", "succeeded")
@@ -34,16 +34,12 @@ class Failures:
     evidence: Evidence
 
 
-def _integer(node: Node | None) -> bool:
-    return node is not None and node.type == "integer"
-
-
 def find_failures(status: Node) -> Failures | None:
     """The first list or map of role counts under ``status`` with a ``failed`` count."""
     for node in walk(status):
         if len(node.path) > 4 or node.path[-1] not in (ITEMS, VALUES):
             continue
-        if _integer(node.child("failed")) and any(_integer(node.child(n)) for n in _BESIDE):
+        if is_integer(node.child("failed")) and any(is_integer(node.child(n)) for n in _BESIDE):
             collection = jq_path(node.path[:-1], optional=False)
             return Failures(
                 f"any({collection}[]?; (.failed // 0) > 0)",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from wlmap.definitions.status import GenericStatus
 from wlmap.infer._counts import find_counts
 from wlmap.infer._evidence import Evidence, Strength
-from wlmap.infer._schema import Node, jq_path, show
+from wlmap.infer._schema import Node, is_integer, jq_path, show
 
 # Ready first: "ready" is what Running means in the vocabulary; available adds a delay.
 _READY = ("readyReplicas", "availableReplicas")
@@ -30,21 +30,17 @@ class Readiness:
     evidence: Evidence
 
 
-def _integer(node: Node | None) -> bool:
-    return node is not None and node.type == "integer"
-
-
 def find_readiness(status: Node, spec: Node | None) -> Readiness | None:
     """The ready and wanted counts of ``status`` (wanted from the status, else the spec),
     or, failing those, the ready count of each role beside the role's count."""
-    ready = next((n for name in _READY if _integer(n := status.child(name))), None)
+    ready = next((n for name in _READY if is_integer(n := status.child(name))), None)
     if ready is None:
         return _per_role(status, spec) if spec is not None else None
     wanted = status.child("replicas")
-    if not _integer(wanted) and spec is not None:
+    if not is_integer(wanted) and spec is not None:
         wanted = spec.child("replicas")
     have = f"({jq_path(ready.path, optional=False)} // 0)"
-    if wanted is not None and _integer(wanted):
+    if wanted is not None and is_integer(wanted):
         want, of = f"({jq_path(wanted.path, optional=False)} // 0)", show(wanted.path)
     elif spec is not None and _single_pod(spec):
         want, of = "1", "the one pod of a template with no count"
@@ -118,7 +114,7 @@ def _per_role(status: Node, spec: Node) -> Readiness | None:
         for node in status.children()
         if len(node.path) == len(status.path) + 1
         and (items := _named_list(node)) is not None
-        and _integer(items.child("ready"))
+        and is_integer(items.child("ready"))
     ]
     if len(roles) != 1 or len(states) != 1:
         return None

@@ -19,7 +19,7 @@ from wlmap.definitions.status import GenericStatus
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._failures import matcher_jq
 from wlmap.infer._phase import by_expression
-from wlmap.infer._schema import Node, jq_path, show
+from wlmap.infer._schema import Node, is_integer, jq_path, show
 
 _READY = ("readyReplicas", "availableReplicas")
 
@@ -32,15 +32,11 @@ class Rollout:
     evidence: Evidence
 
 
-def _integer(node: Node | None) -> bool:
-    return node is not None and node.type == "integer"
-
-
 def find_rollout(status: Node) -> Rollout | None:
     """The update under way from ``status``'s replicas, updated and ready counts."""
     wanted, updated = status.child("replicas"), status.child("updatedReplicas")
-    ready = next((n for name in _READY if _integer(n := status.child(name))), None)
-    if ready is None or not _integer(wanted) or not _integer(updated):
+    ready = next((n for name in _READY if is_integer(n := status.child(name))), None)
+    if ready is None or not is_integer(wanted) or not is_integer(updated):
         return None
     assert wanted is not None and updated is not None
 

@@ -83,6 +83,11 @@ class Node:
                 yield nested
 
 
+def is_integer(node: Node | None) -> bool:
+    """Whether ``node`` is there and typed integer."""
+    return node is not None and node.type == "integer"
+
+
 def walk(node: Node) -> Iterator[Node]:
     """``node`` and every node below it, depth first, in declaration order."""
     yield node
