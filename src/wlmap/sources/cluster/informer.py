@@ -93,11 +93,7 @@ class Informer:
             metadata = page.get("metadata") or {}
             if not metadata.get("continue"):
                 break
-            params = {
-                "limit": PAGE_SIZE,
-                "labelSelector": self._selector,
-                "continue": metadata["continue"],
-            }
+            params = {**params, "continue": metadata["continue"]}
         resource = self.resource
         changed, removed = self._index.replace(
             resource.group, resource.kind, self.namespace, objects
