@@ -110,12 +110,13 @@ class WlmapPolicy(FGDPolicy):
         memory = sum(p.memory_mib for p in gpu_pods)
         self._memory_per_gpu = memory / demand if demand and memory else 1.0
         self._pressure = NodePressure(state.nodes, trace)
-        shared = Counter(p.gpu_milli for p in trace if p.shared)
+        shared_pods = [p for p in trace if p.shared]
+        shared = Counter(p.gpu_milli for p in shared_pods)
         sizes = sorted(shared)
         self._plan = share_plan(sizes, [shared[s] for s in sizes])
-        self._gaps = FedGaps(self._plan, [p for p in trace if p.shared])
+        self._gaps = FedGaps(self._plan, shared_pods)
         self._cpu_need, self._memory_need = gap_needs(
-            self._plan, [p for p in trace if p.shared], self._cpu_per_gpu, self._memory_per_gpu
+            self._plan, shared_pods, self._cpu_per_gpu, self._memory_per_gpu
         )
         return super()._build_target(state, workload)
 
