@@ -14,6 +14,7 @@ from wlmap.definitions.status import GenericStatus
 from wlmap.infer._components import Component
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._schema import Node, Path, show
+from wlmap.infer._selectors import label_value
 from wlmap.infer._vocabulary import words
 
 _GANG_WORDS = frozenset({"gang", "gangs"})
@@ -103,10 +104,5 @@ def _kind_label(names: list[str]) -> str:
     ``jobset.sigs.k8s.io/jobset-name``); the whole kind's name is tried before its last
     word, which a child's label (a batch/v1 Job's ``job-name``) can share.
     """
-    tries = [
-        "[.metadata.labels // {} | to_entries[]"
-        f' | select(.key | split("/") | last | ascii_downcase | test("^{n}(-name)?$"))'
-        " | .value] | first"
-        for n in names
-    ]
+    tries = [label_value(f'test("^{n}(-name)?$")') for n in names]
     return " // ".join(f"({t})" for t in tries)

@@ -70,6 +70,14 @@ def infer_selectors(
     return facts
 
 
+def label_value(name_test: str, value_test: str | None = None) -> str:
+    """jq of the value of a pod's first label whose name (its last ``/`` part, lower case)
+    passes ``name_test`` and whose entry passes ``value_test``, or null."""
+    key = f'.key | split("/") | last | ascii_downcase | {name_test}'
+    where = key if value_test is None else f"({key}) and ({value_test})"
+    return f"[.metadata.labels // {{}} | to_entries[] | select({where}) | .value] | first"
+
+
 def _guess_instance(comp: Component) -> None:
     """Without pods to show it, the instance is named by a label named after the role.
 
@@ -80,11 +88,7 @@ def _guess_instance(comp: Component) -> None:
     """
     word = comp.name.lower()
     comp.selector["componentInstanceSelector"] = {
-        "idPath": (
-            "[.metadata.labels // {} | to_entries[]"
-            f' | select((.key | split("/") | last | ascii_downcase | contains("{word}"))'
-            ' and (.value | test("^[0-9]*$") | not)) | .value] | first'
-        )
+        "idPath": label_value(f'contains("{word}")', '.value | test("^[0-9]*$") | not')
     }
     comp.evidence.append(
         Evidence(
