@@ -78,10 +78,20 @@ def build_binaries(
     return Path(out.strip().splitlines()[-1])
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port nothing listens on, and none this test run handed out before: the
+    kernel may offer a port again as soon as its probe closes, and two servers started
+    together (the operator's health endpoint and its webhook) would then take the same."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 @dataclass
