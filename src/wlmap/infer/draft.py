@@ -20,15 +20,16 @@ from wlmap.infer._components import POD, Component
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._fragments import find_fragments
 from wlmap.infer._gang import gang_description, plan_gang
+from wlmap.infer._references import Reference, plan_through
 from wlmap.infer._render import render
 from wlmap.infer._roles import plan_roles
-from wlmap.infer._schema import Node, borrowed_schema, version_schema
+from wlmap.infer._schema import Node, borrowed_schema, show, version_schema
 from wlmap.infer._selectors import infer_selectors
 from wlmap.infer._shared_minimum import share_spec_minimum
 from wlmap.infer._status import plan_status
 from wlmap.infer._suspend import Suspend, find_suspend, stopped_counts
 from wlmap.infer._switched import apply_switched_bounds
-from wlmap.infer._templates import find_templates
+from wlmap.infer._templates import Template, find_templates
 
 Format = Literal["wlmap", "karta"]
 
@@ -71,6 +72,7 @@ def infer(
     samples: Sequence[Mapping[str, Any]] = (),
     pods: Sequence[Mapping[str, Any]] = (),
     output: Format = "wlmap",
+    known: Sequence[Mapping[str, Any]] = (),
 ) -> Draft:
     """Draft a definition for the kind ``crd`` defines.
 
@@ -81,6 +83,9 @@ def infer(
             parts of the CRD leave open and show the condition types in use.
         pods: pods of those objects; their labels become pod selectors.
         output: ``wlmap`` (a WorkloadMap) or ``karta`` (a Karta).
+        known: CRDs of other kinds; a kind with no pod template of its own that names
+            one of them by reference (a runtime) takes its pods from that kind's
+            templates (wlmap format only: references are a wlmap extension).
 
     Raises:
         ManifestError: not a CRD, an unknown version, or no pod template anywhere.
@@ -109,20 +114,11 @@ def infer(
     spec_node = schema.child("spec") or Node(
         ("spec",), {"x-kubernetes-preserve-unknown-fields": True}
     )
-    # Pods described field by field only where no template describes them.
-    templates = find_templates(spec_node, mine) or find_fragments(spec_node)
-    if not templates:
-        hint = (
-            " (its spec is schemaless: pass sample objects with -f)" if spec_node.schemaless else ""
-        )
-        raise ManifestError(
-            f"{kind}.{group} {chosen}: no pod template under .spec: no object whose spec has "
-            f"containers with images, no object with an image beside container resources, "
-            f"and no sample holds one there{hint}"
-        )
-    components = plan_roles(root, spec_node, templates, mine)
-    share_spec_minimum(spec_node, components)
-    apply_switched_bounds(spec_node, components)
+    templates, references, components = _structure(
+        root, spec_node, mine, samples, known, output, f"{kind}.{group} {chosen}"
+    )
+    evidence += [r.evidence for r in references]
+    evidence += [_overridden(t) for t in templates if references]
     suspend = find_suspend(spec_node, templates)
     if suspend is not None and suspend.stops_pods:
         for comp in components:
@@ -163,8 +159,68 @@ def infer(
     if gang_evidence is not None:
         evidence.append(gang_evidence)
     document = _document(gvk, root, components, status, suspend, gang, output, lone)
+    if references:
+        structure = document["spec"]["structureDefinition"]
+        document["spec"]["structureDefinition"] = {
+            "references": [r.entry() for r in references],
+            **structure,
+        }
     text = render(document, evidence, f"{kind} ({group}/{chosen})")
     return Draft(gvk, document, tuple(evidence), text)
+
+
+def _structure(
+    root: str,
+    spec_node: Node,
+    mine: Sequence[Mapping[str, Any]],
+    samples: Sequence[Mapping[str, Any]],
+    known: Sequence[Mapping[str, Any]],
+    output: Format,
+    what: str,
+) -> tuple[list[Template], list[Reference], list[Component]]:
+    """The kind's own pod templates, the references its pods come through (when it has
+    no template of its own) and the components either makes.
+
+    Raises:
+        ManifestError: no pod template anywhere.
+    """
+    # Pods described field by field only where no template describes them.
+    templates = find_templates(spec_node, mine) or find_fragments(spec_node)
+    # Without a template of its own, the pods may come from an object the kind names.
+    through = (
+        None
+        if output == "karta" or any(t.shape != "fragments" for t in templates)
+        else plan_through(root, spec_node, samples, known)
+    )
+    if through is not None:
+        return templates, *through
+    if not templates:
+        hint = (
+            " (its spec is schemaless: pass sample objects with -f)" if spec_node.schemaless else ""
+        )
+        raise ManifestError(
+            f"{what}: no pod template under .spec: no object whose spec has containers with "
+            f"images, no object with an image beside container resources, no sample holds "
+            f"one there, and no given CRD of a kind it names by reference holds one{hint}"
+        )
+    components = plan_roles(root, spec_node, templates, mine)
+    share_spec_minimum(spec_node, components)
+    apply_switched_bounds(spec_node, components)
+    return templates, [], components
+
+
+def _overridden(template: Template) -> Evidence:
+    """The kind's own pod fields beside a reference whose object holds the templates:
+    the operator merges them in, in ways no schema says."""
+    return Evidence(
+        "component",
+        "not drafted",
+        show(template.path),
+        "pod fields of the kind's own, beside a reference whose object holds the pod "
+        "templates: they override what the templates say (counts, resources), in ways "
+        "only the operator knows; apply them by hand",
+        Strength.GUESS,
+    )
 
 
 def _lone_pod(root: str, components: Sequence[Component]) -> Component | None:
