@@ -23,3 +23,12 @@ def test_infer_by_name_lists_the_kinds_objects_and_their_pods(
     # the pods' labels, not a placeholder, name each replicated job's instance
     assert INSTANCE_LABEL in result.out
     assert "label values are the instance ids" in result.err
+
+
+def test_infer_by_name_finds_the_crd_of_the_runtime_a_trainjob_names(wlmap: Wlmap) -> None:
+    result = wlmap("infer", "--crd", "trainjobs.trainer.kubeflow.org", "--explain")
+    assert result.code == OK, result.err
+    # the TrainJob holds no pod template: the cluster's ClusterTrainingRuntime CRD does
+    assert "kind: ClusterTrainingRuntime" in result.out
+    assert "$clusterTrainingRuntime | .spec.template.spec.replicatedJobs[]?" in result.out
+    assert "reference: $clusterTrainingRuntime  [shape] .spec.runtimeRef" in result.err

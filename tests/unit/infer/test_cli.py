@@ -50,3 +50,45 @@ def test_crd_without_pod_template_exits_with_a_message(capsys: pytest.CaptureFix
     assert code == 6
     assert out == ""
     assert "PodGroup.scheduling.volcano.sh v1beta1: no pod template under .spec" in err
+
+
+def test_a_trainjob_takes_its_pods_from_the_runtime_crd_given_beside_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trainjobs = str(CRDS / "trainer.kubeflow.org_trainjobs.yaml")
+    runtimes = str(CRDS / "trainer.kubeflow.org_clustertrainingruntimes.yaml")
+    code, out, _ = _run(capsys, "infer", "--crd", trainjobs)
+    assert code == 0
+    assert "references:" not in out
+    code, out, err = _run(
+        capsys, "infer", "--crd", trainjobs, "--referenced-crd", runtimes, "--explain"
+    )
+    assert code == 0, err
+    assert "kind: ClusterTrainingRuntime" in out
+    assert (
+        "podTemplateSpecPath: $clusterTrainingRuntime | "
+        ".spec.template.spec.replicatedJobs[]?.template.spec.template" in out
+    )
+    assert "reference: $clusterTrainingRuntime  [shape] .spec.runtimeRef" in err
+    draft = tmp_path / "draft.yaml"
+    draft.write_text(out, encoding="utf-8")
+    code, out, _ = _run(capsys, "validate", str(draft), "--crd", trainjobs)
+    assert code == 0, out
+
+
+def test_a_referenced_crd_file_without_a_crd_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n", encoding="utf-8")
+    code, out, err = _run(
+        capsys,
+        "infer",
+        "--crd",
+        str(CRDS / "trainer.kubeflow.org_trainjobs.yaml"),
+        "--referenced-crd",
+        str(empty),
+    )
+    assert code == 6
+    assert out == ""
+    assert f"{empty}: --referenced-crd: no CustomResourceDefinition" in err

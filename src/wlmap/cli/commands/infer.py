@@ -10,7 +10,7 @@ import click
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option
 from wlmap.errors import ManifestError
-from wlmap.infer import infer
+from wlmap.infer import candidate_kinds, infer
 from wlmap.sources import read_manifests
 
 _CRD_API = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -45,6 +45,15 @@ _CRD_API = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
     show_default=True,
     help="Write a WorkloadMap or a Karta.",
 )
+@click.option(
+    "--referenced-crd",
+    "referenced",
+    multiple=True,
+    metavar="FILE|NAME",
+    help="The CRD of a kind the workload names by reference, such as a runtime that holds "
+    "its pod templates: a file, or a name in the cluster. With --crd NAME, the kinds the "
+    "schema names are looked up in the cluster too.",
+)
 @click.option("--explain", is_flag=True, help="Show the evidence for each choice on stderr.")
 def infer_command(
     session: Session,
@@ -53,6 +62,7 @@ def infer_command(
     files: tuple[str, ...],
     pods: tuple[str, ...],
     output: str,
+    referenced: tuple[str, ...],
     explain: bool,
 ) -> None:
     """Draft a definition for the kind a CRD defines: pod templates found by shape, roles,
@@ -60,11 +70,14 @@ def infer_command(
     objects fill schemaless parts and their pods give the selectors (read from the cluster
     when the CRD is named and no -f or --pods is given). The draft goes to stdout; guesses are commented and listed on stderr for review."""
     live = not files and not pods and not _is_file(crd_source)
-    crd, objects, pod_objects = _read_crd(session, crd_source, version, live)
+    crd, objects, pod_objects, known = _read_crd(session, crd_source, version, live)
     objects += [m.obj for m in read_manifests(files)] if files else []
     pod_objects += [m.obj for m in read_manifests(pods)] if pods else []
     pod_objects += [o for o in objects if o.get("kind") == "Pod" and o.get("apiVersion") == "v1"]
-    draft = infer(crd, version, objects, pod_objects, "karta" if output == "karta" else "wlmap")
+    known += _referenced_crds(session, referenced)
+    draft = infer(
+        crd, version, objects, pod_objects, "karta" if output == "karta" else "wlmap", known
+    )
     session.output.data(draft.text.rstrip("\n"))
     if explain:
         for item in draft.evidence:
@@ -80,18 +93,38 @@ def _is_file(source: str) -> bool:
     return source == "-" or Path(source).exists()
 
 
-def _read_crd(
-    session: Session, source: str, version: str | None, live: bool
-) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The CRD, and when ``live``, the kind's objects and their namespaces' pods."""
+_Read = tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]
+
+
+def _crds_in(source: str) -> list[dict[str, Any]]:
+    found = [m.obj for m in read_manifests([source])]
+    return [o for o in found if o.get("kind") == "CustomResourceDefinition"]
+
+
+def _referenced_crds(session: Session, sources: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The CRDs ``--referenced-crd`` names: every CRD in each file, or one by name."""
+    out: list[dict[str, Any]] = []
+    for source in sources:
+        if _is_file(source):
+            crds = _crds_in(source)
+            if not crds:
+                raise ManifestError(f"{source}: --referenced-crd: no CustomResourceDefinition")
+            out += crds
+        else:
+            out.append(_read_crd(session, source, None, live=False)[0])
+    return out
+
+
+def _read_crd(session: Session, source: str, version: str | None, live: bool) -> _Read:
+    """The CRD, and when ``live``, the kind's objects, their namespaces' pods and the CRDs
+    of the kinds it names by reference."""
     if _is_file(source):
-        found = [m.obj for m in read_manifests([source])]
-        crds = [o for o in found if o.get("kind") == "CustomResourceDefinition"]
+        crds = _crds_in(source)
         if len(crds) != 1:
             raise ManifestError(
                 f"{source}: expected one CustomResourceDefinition, found {len(crds)}"
             )
-        return crds[0], [], []
+        return crds[0], [], [], []
     if "." not in source:
         raise ManifestError(
             f"{source!r} is neither a file nor a CRD name (plural.group, e.g. rayclusters.ray.io)"
@@ -99,18 +132,26 @@ def _read_crd(
     from wlmap.cli._live import with_cluster  # noqa: PLC0415 - live mode only
     from wlmap.sources.cluster import ApiError  # noqa: PLC0415 - live mode only
 
-    async def fetch(
-        cluster: Any, discovery: Any
-    ) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    async def fetch(cluster: Any, discovery: Any) -> _Read:
         crd: dict[str, Any] = await cluster.request("GET", f"{_CRD_API}/{source}")
         if not live:
-            return crd, [], []
+            return crd, [], [], []
         try:
             samples, pods = await _list_live(cluster, discovery, crd, version)
         except ApiError as exc:
             session.output.warn(f"samples not listed, drafting from the CRD alone: {exc}")
-            return crd, [], []
-        return crd, samples, pods
+            samples, pods = [], []
+        known = []
+        for kind, group in candidate_kinds(crd, version, samples):
+            for resource in discovery.resources:
+                if resource.kind != kind or group not in (None, resource.group):
+                    continue
+                try:
+                    known.append(await cluster.request("GET", f"{_CRD_API}/{resource.qualified}"))
+                except ApiError:
+                    continue  # a built-in kind, or a CRD this user may not read
+                break
+        return crd, samples, pods, known
 
     return with_cluster(session, fetch)
 
