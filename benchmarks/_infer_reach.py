@@ -1,18 +1,14 @@
 """Catalog paths no inference from a kind's CRD, samples and pods can reach, and why.
 
-Each entry is a catalog value that no field of the kind's own objects holds: a constant
-role name, an object of another kind the workload refers to, knowledge of the kinds a
-wrapper embeds, or annotations the schema does not describe. They stay in the totals
+Each entry is a catalog value that no field of the kind's objects (or of the objects they
+name by reference) holds: a constant role name, knowledge of the kinds a wrapper embeds,
+or annotations the schema does not describe. They stay in the totals
 (the issue's measure is against the whole catalog) and are also left out of a second,
 "reachable" total, so a reader sees both.
 """
 
 from __future__ import annotations
 
-_RUNTIME = (
-    "read from the referenced (Cluster)TrainingRuntime ($runtime), an object of another "
-    "kind; the TrainJob holds only overrides"
-)
 _WRAPPED = (
     "computed per wrapped kind (Job, JobSet, PyTorchJob, RayCluster, ...) from those kinds' "
     "schemas; the AppWrapper holds them as schemaless objects"
@@ -28,10 +24,6 @@ OUT_OF_REACH: dict[tuple[str, str, str], str] = {
     ("serving-kserve-io-llminferenceservice-", "id", "group"): _DECODE,
     ("serving-kserve-io-llminferenceservice-", "id", "leader"): _DECODE,
     ("serving-kserve-io-llminferenceservice-", "id", "worker"): _DECODE,
-    ("trainer-kubeflow-org-trainjob-", "template", "pod"): _RUNTIME,
-    ("trainer-kubeflow-org-trainjob-", "replicas", "replicatedJob"): _RUNTIME,
-    ("trainer-kubeflow-org-trainjob-", "id", "replicatedJob"): _RUNTIME,
-    ("trainer-kubeflow-org-trainjob-", "id", "pod"): _RUNTIME,
     ("workload-codeflare-dev-appwrapper-", "template", "podSet"): _WRAPPED,
     ("workload-codeflare-dev-appwrapper-", "replicas", "podSet"): _WRAPPED,
     ("workload-codeflare-dev-appwrapper-", "id", "podSet"): _WRAPPED,

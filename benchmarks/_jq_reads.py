@@ -14,6 +14,8 @@ from wlmap.infer._schema import Node
 
 PATH = re.compile(r'(?<![\w$\]"])\.[A-Za-z_]\w*(?:\[\]\??|\??\.[A-Za-z_]\w*|\["[^"]*"\])*')
 LITERAL = re.compile(r'"([A-Za-z][\w-]*)"')
+# A branch of a conditional that passes its input on unchanged.
+_IDENTITY_BRANCH = re.compile(r"\b(then|else)\s+\.\s+(elif|else|end)\b")
 
 
 def _split(expr: str, sep: str) -> list[str]:
@@ -58,7 +60,9 @@ def reads(expr: str | None, prefix: str = "") -> set[str]:
 
     Pipes carry the path on; ``select(...)`` keeps it; ``to_entries[] | .value`` and
     ``keys[]`` read the collection itself; alternatives (``,`` ``//``) each count, and
-    a group of alternative fields mid-pipe (``.a | (.b, .c) | .d``) carries each on.
+    a group of alternative fields mid-pipe (``.a | (.b, .c) | .d``) carries each on. A
+    last step with a branch that passes its input on (``if ... then . * $x else . end``)
+    gives the path it was piped, changed or not.
     """
     if not expr:
         return set()
@@ -97,6 +101,8 @@ def reads(expr: str | None, prefix: str = "") -> set[str]:
             prefix = prefix + paths[0]
             continue
         found.update(prefix + t for t in PATH.findall(part))
+        if last and prefix and _IDENTITY_BRANCH.search(part):
+            found.add(prefix)  # ``| if ... then . * {...} else . end``: the path itself
     return _clean(found)
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 from _infer_corpus import CORPUS, case_results, corpus_objects
@@ -49,7 +50,7 @@ from wlmap.definitions.document import slug
 from wlmap.definitions.gvk import GroupVersionKind
 from wlmap.definitions.registry import Registry
 from wlmap.errors import WlmapError
-from wlmap.infer import infer
+from wlmap.infer import candidate_kinds, infer
 from wlmap.infer._schema import Node, version_schema
 
 
@@ -141,11 +142,31 @@ def compare(
     return Row(name, tpl, rep, ids, states, (passed, total), failed_cases=failed)
 
 
+def _crds() -> list[dict[str, Any]]:
+    return [
+        next(d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d)
+        for path in sorted((CORPUS / "crds").glob("*.yaml"))
+    ]
+
+
+def _referenced_samples(
+    crd: dict[str, Any], version: str, crds: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The corpus's objects of the kinds the CRD names by reference (a runtime)."""
+    out: list[dict[str, Any]] = []
+    for kind, group in candidate_kinds(crd, version):
+        for other in crds:
+            theirs = other["spec"]["group"]
+            if other["spec"]["names"]["kind"] == kind and group in (None, theirs):
+                out += corpus_objects(kind, theirs)[0]
+    return out
+
+
 def rows(mode: str, only: str = "") -> Iterable[Row]:
     registry = builtin_registry()
     by_name = {e.definition.name: e.definition for e in registry}
-    for path in sorted((CORPUS / "crds").glob("*.yaml")):
-        crd = next(d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d)
+    crds = _crds()  # every kind's CRD is given: a kind that names a runtime reads it
+    for crd in crds:
         spec = crd["spec"]
         group, kind = spec["group"], spec["names"]["kind"]
         corpus = corpus_objects(kind, group)
@@ -158,7 +179,8 @@ def rows(mode: str, only: str = "") -> Iterable[Row]:
                 continue
             _, schema = version_schema(crd, version)
             try:
-                drafted = infer(crd, version, samples, pods)
+                referenced = _referenced_samples(crd, version, crds) if mode == "samples" else []
+                drafted = infer(crd, version, [*samples, *referenced], pods, known=crds)
                 draft = definition_from_mapping(drafted.definition, "draft")
             except WlmapError as exc:
                 empty = Definition.model_validate(
