@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from wlmap.errors import ManifestError
+from wlmap.infer._shape_check import check_crd
 
 ITEMS: Final = "[]"
 VALUES: Final = "{}"
@@ -121,9 +122,11 @@ def version_schema(crd: Mapping[str, Any], version: str | None) -> tuple[str, No
     Without ``version``, the storage version (the one the API server keeps objects in).
 
     Raises:
-        ManifestError: the CRD does not serve that version, or serves none.
+        ManifestError: the CRD is malformed (see _shape_check), or does not serve that
+            version, or serves none.
     """
-    spec = crd.get("spec") or {}
+    check_crd(crd)
+    spec = crd["spec"]
     versions = [v for v in spec.get("versions") or () if v.get("served", True)]
     if not versions:
         raise ManifestError("the CRD serves no version (spec.versions has no served entry)")

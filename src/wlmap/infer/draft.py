@@ -25,6 +25,7 @@ from wlmap.infer._render import render
 from wlmap.infer._roles import plan_roles
 from wlmap.infer._schema import Node, borrowed_schema, show, version_schema
 from wlmap.infer._selectors import infer_selectors
+from wlmap.infer._shape_check import check_objects
 from wlmap.infer._shared_minimum import share_spec_minimum
 from wlmap.infer._status import plan_status
 from wlmap.infer._suspend import Suspend, find_suspend, stopped_counts
@@ -92,9 +93,11 @@ def infer(
     """
     if crd.get("kind") != "CustomResourceDefinition":
         raise ManifestError(f"expected a CustomResourceDefinition, got kind {crd.get('kind')!r}")
-    spec = crd.get("spec") or {}
-    group, kind = str(spec.get("group") or ""), str((spec.get("names") or {}).get("kind") or "")
-    chosen, schema = version_schema(crd, version)
+    chosen, schema = version_schema(crd, version)  # checks the CRD's shape first
+    check_objects(samples, "sample")
+    check_objects(pods, "pod")
+    spec = crd["spec"]
+    group, kind = str(spec["group"]), str(spec["names"]["kind"])
     evidence: list[Evidence] = []
     borrowed = borrowed_schema(crd, chosen, schema)
     if borrowed is not None:
