@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import random
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +100,44 @@ def test_the_cli_says_what_is_wrong_with_exit_code_6(
     assert out == ""
     assert f"{SPEC}.properties.suspend.enum: expected a list, got true" in err
     assert "unexpected" not in err
+
+
+def _places(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path] if path else []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            out += _places(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            out += _places(value, (*path, index))
+    return out
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_JUNK: tuple[Any, ...] = (None, 1, "x", [], {}, [1], {"a": 1}, True, {"properties": None})
+
+
+def test_corpus_crds_with_fields_replaced_by_junk_draft_or_are_refused() -> None:
+    """Two fields of a real CRD replaced by values of the wrong shape: the draft still
+    comes, or a ManifestError says why; never another exception."""
+    crds = [
+        yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+        for path in sorted((Path(__file__).resolve().parents[4] / "shared/corpus/crds").glob("*"))
+    ]
+    rng = random.Random(7)
+    outcomes = {"drafted": 0, "refused": 0}
+    for _ in range(120):
+        mutated = copy.deepcopy(rng.choice(crds))
+        for _ in range(2):
+            place = rng.choice(_places(mutated))
+            node: Any = mutated
+            for step in place[:-1]:
+                node = node[step]
+            node[place[-1]] = copy.deepcopy(rng.choice(_JUNK))
+        try:
+            infer(mutated)
+        except ManifestError:
+            outcomes["refused"] += 1
+        else:
+            outcomes["drafted"] += 1
+    assert outcomes["drafted"] > 0 and outcomes["refused"] > 0, outcomes
