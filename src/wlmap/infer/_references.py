@@ -18,6 +18,7 @@ from typing import Any
 
 from wlmap.infer._components import Component
 from wlmap.infer._evidence import Evidence, Strength
+from wlmap.infer._overrides import apply_overrides
 from wlmap.infer._roles import plan_roles
 from wlmap.infer._samples import values_at
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, jq_path, show, version_schema, walk
@@ -227,10 +228,13 @@ def plan_through(
     spec: Node,
     samples: Sequence[Mapping[str, Any]],
     known: Sequence[Mapping[str, Any]],
+    own: Sequence[Template] = (),
 ) -> tuple[list[Reference], list[Component]] | None:
     """The roles of the first referenced kind with pod templates, read through the
     reference, or None. Kinds named by the same field whose templates sit at the same
-    paths (a namespaced runtime and a cluster-wide one) are read as alternatives."""
+    paths (a namespaced runtime and a cluster-wide one) are read as alternatives. The
+    workload's ``own`` pod fields override the count of the role they name (see
+    _overrides)."""
     found = find_references(spec, samples, known)
     if not found:
         return None
@@ -252,4 +256,6 @@ def plan_through(
             value = getattr(comp, attr)
             if value and "." in value:
                 setattr(comp, attr, f"{prefix} | {value}")
+    for template in first.templates:
+        apply_overrides(spec, own, template, theirs, components, prefix)
     return chosen, components

@@ -193,7 +193,7 @@ def _structure(
     through = (
         None
         if output == "karta" or any(t.shape != "fragments" for t in templates)
-        else plan_through(root, spec_node, samples, known)
+        else plan_through(root, spec_node, samples, known, templates)
     )
     if through is not None:
         return templates, *through
@@ -220,8 +220,9 @@ def _overridden(template: Template) -> Evidence:
         "not drafted",
         show(template.path),
         "pod fields of the kind's own, beside a reference whose object holds the pod "
-        "templates: they override what the templates say (counts, resources), in ways "
-        "only the operator knows; apply them by hand",
+        "templates: they override what the templates say (resources, image; a count too "
+        "where no sample of the referenced kind shows the role it names), in ways only "
+        "the operator knows; apply them by hand",
         Strength.GUESS,
     )
 

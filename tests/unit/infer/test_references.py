@@ -187,3 +187,61 @@ def test_a_karta_draft_does_not_follow_references() -> None:
     source = _ref({"type": "string", "default": "Runtime"})
     with pytest.raises(ManifestError, match="no pod template"):
         infer(source, output="karta", known=[_runtime()])
+
+
+RESOURCES: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "limits": {"type": "object", "additionalProperties": {"type": "string"}},
+        "requests": {"type": "object", "additionalProperties": {"type": "string"}},
+    },
+}
+
+
+def test_the_workloads_own_count_overrides_the_role_the_runtime_labels_with_its_name() -> None:
+    source = crd(
+        {
+            "type": "object",
+            "properties": {
+                "runtimeRef": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "kind": {"type": "string", "default": "Runtime"},
+                    },
+                },
+                "trainer": {
+                    "type": "object",
+                    "properties": {
+                        "image": {"type": "string"},
+                        "resources": RESOURCES,
+                        "numNodes": {"type": "integer"},
+                    },
+                },
+            },
+        },
+        kind="Run",
+    )
+    runtime = _runtime_object()
+    runtime["spec"]["roles"][1]["template"]["metadata"] = {
+        "labels": {"example.com/step": "trainer"}
+    }
+    draft = infer(source, samples=[runtime], known=[_runtime()])
+    valid(draft, source)
+    assert any(e.choice == ".spec.trainer.numNodes first" for e in draft.evidence)
+
+    def pods(run: dict[str, Any]) -> list[tuple[str, int]]:
+        view = _view(draft.definition, run, runtime=runtime)
+        return [(c["instance"], c["replicas"]) for c in view["components"] if c["name"] == "role"]
+
+    trainer = {"image": "trainer:1", "numNodes": 8}
+    assert pods(_run_with({"name": "torch"}, trainer)) == [("launcher", 1), ("worker", 8)]
+    unset = {"image": "trainer:1"}
+    assert pods(_run_with({"name": "torch"}, unset)) == [("launcher", 1), ("worker", 4)]
+    # without a sample of the runtime, nothing tells which role the trainer fields are
+    plain = infer(source, known=[_runtime()])
+    assert not any(e.choice == ".spec.trainer.numNodes first" for e in plain.evidence)
+
+
+def _run_with(ref: dict[str, Any], trainer: dict[str, Any]) -> dict[str, Any]:
+    return {**obj({"runtimeRef": ref, "trainer": trainer}), "kind": "Run"}
