@@ -25,10 +25,20 @@ def test_infer_by_name_lists_the_kinds_objects_and_their_pods(
     assert "label values are the instance ids" in result.err
 
 
-def test_infer_by_name_finds_the_crd_of_the_runtime_a_trainjob_names(wlmap: Wlmap) -> None:
-    result = wlmap("infer", "--crd", "trainjobs.trainer.kubeflow.org", "--explain")
+def test_infer_by_name_finds_the_crd_of_the_runtime_a_trainjob_names(
+    wlmap: Wlmap, kube: Kube, namespace: str
+) -> None:
+    (runtime,) = load("kubeflow-trainingruntime/torch-distributed.yaml")
+    runtime["metadata"]["name"] = f"infer-{namespace}"[:63]
+    kube.create(runtime)
+    try:
+        result = wlmap("infer", "--crd", "trainjobs.trainer.kubeflow.org", "--explain")
+    finally:
+        kube.delete(runtime)
     assert result.code == OK, result.err
     # the TrainJob holds no pod template: the cluster's ClusterTrainingRuntime CRD does
     assert "kind: ClusterTrainingRuntime" in result.out
     assert "$clusterTrainingRuntime | .spec.template.spec.replicatedJobs[]?" in result.out
     assert "reference: $clusterTrainingRuntime  [shape] .spec.runtimeRef" in result.err
+    # the runtime listed from the cluster shows its trainer step: numNodes counts its pods
+    assert "replicasPath: .spec.trainer.numNodes first  [sample]" in result.err

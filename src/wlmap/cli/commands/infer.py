@@ -141,16 +141,7 @@ def _read_crd(session: Session, source: str, version: str | None, live: bool) ->
         except ApiError as exc:
             session.output.warn(f"samples not listed, drafting from the CRD alone: {exc}")
             samples, pods = [], []
-        known = []
-        for kind, group in candidate_kinds(crd, version, samples):
-            for resource in discovery.resources:
-                if resource.kind != kind or group not in (None, resource.group):
-                    continue
-                try:
-                    known.append(await cluster.request("GET", f"{_CRD_API}/{resource.qualified}"))
-                except ApiError:
-                    continue  # a built-in kind, or a CRD this user may not read
-                break
+        known = await _referenced_live(cluster, discovery, crd, version, samples)
         return crd, samples, pods, known
 
     return with_cluster(session, fetch)
@@ -179,3 +170,27 @@ async def _list_live(
         if namespace:
             pods += await list_objects(cluster, pods_resource, namespace)
     return samples, pods
+
+
+async def _referenced_live(
+    cluster: Any,
+    discovery: Any,
+    crd: dict[str, Any],
+    version: str | None,
+    samples: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The CRDs of the kinds the CRD names by reference, where the cluster serves them;
+    their objects join ``samples`` (a runtime's objects show which role is which)."""
+    from wlmap.sources.cluster import ApiError, list_objects  # noqa: PLC0415 - live mode only
+
+    known: list[dict[str, Any]] = []
+    for kind, group in candidate_kinds(crd, version, samples):
+        serving = [r for r in discovery.resources if r.kind == kind and group in (None, r.group)]
+        for resource in sorted(serving, key=lambda r: not r.preferred):
+            try:
+                known.append(await cluster.request("GET", f"{_CRD_API}/{resource.qualified}"))
+                samples += await list_objects(cluster, resource)
+            except ApiError:
+                continue  # a built-in kind, or one this user may not read
+            break
+    return known
