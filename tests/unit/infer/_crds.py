@@ -16,6 +16,18 @@ POD_TEMPLATE: dict[str, Any] = {
     "type": "object",
     "properties": {"metadata": {"type": "object"}, "spec": POD_SPEC},
 }
+# a list of roles, each named, counted and holding a pod template
+ROLE_LIST: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "replicas": {"type": "integer"},
+            "template": POD_TEMPLATE,
+        },
+    },
+}
 CONDITIONS: dict[str, Any] = {
     "type": "array",
     "items": {

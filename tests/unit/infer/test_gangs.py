@@ -8,24 +8,12 @@ from wlmap.definitions import definition_from_mapping
 from wlmap.infer import infer
 from wlmap.workload import interpret
 
-from ._crds import POD_TEMPLATE, crd, obj, template
-
-_ROLES: dict[str, Any] = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"},
-            "replicas": {"type": "integer"},
-            "template": POD_TEMPLATE,
-        },
-    },
-}
+from ._crds import ROLE_LIST, crd, obj, template
 
 
 def _source(described: str) -> dict[str, Any]:
     """A service-like kind (no completion, no suspend): replicas of a set of roles."""
-    holder = {"type": "object", "description": described, "properties": {"roles": _ROLES}}
+    holder = {"type": "object", "description": described, "properties": {"roles": ROLE_LIST}}
     spec = {"type": "object", "properties": {"replicas": {"type": "integer"}, "template": holder}}
     return crd(spec)
 

@@ -13,46 +13,26 @@ from wlmap.infer._references import candidate_kinds
 from wlmap.workload import interpret, reference_requests
 from wlmap.workload.compiled import prepare
 
-from ._crds import POD_TEMPLATE, crd, obj, template
+from ._crds import POD_TEMPLATE, ROLE_LIST, crd, obj, template
 from ._views import valid
 
-ROLES: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "roles": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "replicas": {"type": "integer"},
-                    "template": POD_TEMPLATE,
-                },
-            },
-        }
-    },
-}
 
-
-def _ref(kind: dict[str, Any], group: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A Run whose spec names its runtime and holds no pod template of its own."""
+def _ref(
+    kind: dict[str, Any],
+    group: dict[str, Any] | None = None,
+    own: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A Run whose spec names its runtime, with ``own`` fields beside (no pod template
+    of its own unless they hold one)."""
     properties: dict[str, Any] = {"name": {"type": "string"}, "kind": kind}
     if group is not None:
         properties["apiGroup"] = group
-    return crd(
-        {
-            "type": "object",
-            "properties": {
-                "runtimeRef": {"type": "object", "properties": properties},
-                "suspend": {"type": "boolean"},
-            },
-        },
-        kind="Run",
-    )
+    fields = {"runtimeRef": {"type": "object", "properties": properties}, **(own or {})}
+    return crd({"type": "object", "properties": fields}, kind="Run")
 
 
 def _runtime(kind: str = "Runtime", scope: str = "Namespaced") -> dict[str, Any]:
-    out = crd(ROLES, kind=kind)
+    out = crd({"type": "object", "properties": {"roles": ROLE_LIST}}, kind=kind)
     out["spec"]["scope"] = scope
     return out
 
@@ -163,22 +143,7 @@ def test_without_the_runtime_crd_the_draft_says_what_is_missing() -> None:
 
 
 def test_a_kind_with_templates_of_its_own_ignores_what_it_names() -> None:
-    source = crd(
-        {
-            "type": "object",
-            "properties": {
-                "runtimeRef": {
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string"},
-                        "kind": {"type": "string", "default": "Runtime"},
-                    },
-                },
-                "template": POD_TEMPLATE,
-            },
-        },
-        kind="Run",
-    )
+    source = _ref({"type": "string", "default": "Runtime"}, own={"template": POD_TEMPLATE})
     structure = infer(source, known=[_runtime()]).definition["spec"]["structureDefinition"]
     assert "references" not in structure
 
@@ -199,29 +164,15 @@ RESOURCES: dict[str, Any] = {
 
 
 def test_the_workloads_own_count_overrides_the_role_the_runtime_labels_with_its_name() -> None:
-    source = crd(
-        {
-            "type": "object",
-            "properties": {
-                "runtimeRef": {
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string"},
-                        "kind": {"type": "string", "default": "Runtime"},
-                    },
-                },
-                "trainer": {
-                    "type": "object",
-                    "properties": {
-                        "image": {"type": "string"},
-                        "resources": RESOURCES,
-                        "numNodes": {"type": "integer"},
-                    },
-                },
-            },
+    trainer = {
+        "type": "object",
+        "properties": {
+            "image": {"type": "string"},
+            "resources": RESOURCES,
+            "numNodes": {"type": "integer"},
         },
-        kind="Run",
-    )
+    }
+    source = _ref({"type": "string", "default": "Runtime"}, own={"trainer": trainer})
     runtime = _runtime_object()
     runtime["spec"]["roles"][1]["template"]["metadata"] = {
         "labels": {"example.com/step": "trainer"}
@@ -234,8 +185,8 @@ def test_the_workloads_own_count_overrides_the_role_the_runtime_labels_with_its_
         view = _view(draft.definition, run, runtime=runtime)
         return [(c["instance"], c["replicas"]) for c in view["components"] if c["name"] == "role"]
 
-    trainer = {"image": "trainer:1", "numNodes": 8}
-    assert pods(_run_with({"name": "torch"}, trainer)) == [("launcher", 1), ("worker", 8)]
+    eight: dict[str, Any] = {"image": "trainer:1", "numNodes": 8}
+    assert pods(_run_with({"name": "torch"}, eight)) == [("launcher", 1), ("worker", 8)]
     unset = {"image": "trainer:1"}
     assert pods(_run_with({"name": "torch"}, unset)) == [("launcher", 1), ("worker", 4)]
     # without a sample of the runtime, nothing tells which role the trainer fields are
