@@ -4,7 +4,7 @@ Some kinds hold no pod template of their own. A TrainJob names a ClusterTraining
 (``spec.runtimeRef``), and the runtime's spec holds the JobSet template its pods come
 from. A reference is an object with a string ``name`` and a string ``kind`` whose value
 is known: its default, its enum, or what the samples hold there. A group field beside it
-(``apiGroup``, ``group``, or the group part of ``apiVersion``) narrows the kind. When the
+(``apiGroup`` or ``group``) narrows the kind. When the
 CRD of a kind named so is given and its spec holds pod templates, the draft reads them
 through ``$<reference>``: the caller fetches that object and passes it in.
 """
@@ -12,7 +12,7 @@ through ``$<reference>``: the caller fetches that object and passes it in.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ from wlmap.infer._components import Component
 from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._overrides import apply_overrides
 from wlmap.infer._roles import plan_roles
-from wlmap.infer._samples import values_at
+from wlmap.infer._samples import of_kind, values_at
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path, jq_path, show, version_schema, walk
 from wlmap.infer._templates import Template, find_templates
 
@@ -53,7 +53,7 @@ class Reference:
     @property
     def name(self) -> str:
         """``$<name>`` in the draft's expressions: the kind in lower camel case."""
-        return self.kind[:1].lower() + self.kind[1:]
+        return _lower_camel(self.kind)
 
     def entry(self) -> dict[str, Any]:
         """The definition's ``references`` item."""
@@ -75,6 +75,10 @@ class Reference:
         if self.namespaced:
             out["namespaceExpression"] = ".metadata.namespace"
         return out
+
+
+def _lower_camel(kind: str) -> str:
+    return kind[:1].lower() + kind[1:]
 
 
 def _crds_by_kind(known: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
@@ -127,6 +131,15 @@ def _named_kinds(node: Node, samples: Sequence[Mapping[str, Any]]) -> list[tuple
     return list(first.values())
 
 
+def _named(
+    spec: Node, samples: Sequence[Mapping[str, Any]]
+) -> Iterator[tuple[Node, str | None, set[str] | None, list[tuple[str, str, bool]]]]:
+    """Each reference field: its node, its group field, the groups and kinds it names."""
+    for node in _reference_nodes(spec):
+        group_field = next((f for f in _GROUP_FIELDS if node.child(f) is not None), None)
+        yield node, group_field, _groups(node, group_field, samples), _named_kinds(node, samples)
+
+
 def candidate_kinds(
     crd: Mapping[str, Any], version: str | None, samples: Sequence[Mapping[str, Any]] = ()
 ) -> list[tuple[str, str | None]]:
@@ -135,10 +148,8 @@ def candidate_kinds(
     _, schema = version_schema(crd, version)
     spec = schema.child("spec")
     out: list[tuple[str, str | None]] = []
-    for node in _reference_nodes(spec) if spec is not None else ():
-        group_field = next((f for f in _GROUP_FIELDS if node.child(f) is not None), None)
-        groups = _groups(node, group_field, samples)
-        for kind, _, _ in _named_kinds(node, samples):
+    for _, _, groups, kinds in _named(spec, samples) if spec is not None else ():
+        for kind, _, _ in kinds:
             out += [(kind, g) for g in sorted(groups)] if groups is not None else [(kind, None)]
     return list(dict.fromkeys(out))
 
@@ -166,10 +177,8 @@ def find_references(
     pod templates (found by shape, or in that kind's samples)."""
     by_kind = _crds_by_kind(known)
     out: list[Reference] = []
-    for node in _reference_nodes(spec):
-        group_field = next((f for f in _GROUP_FIELDS if node.child(f) is not None), None)
-        groups = _groups(node, group_field, samples)
-        for kind, where, default in _named_kinds(node, samples):
+    for node, group_field, groups, kinds in _named(spec, samples):
+        for kind, where, default in kinds:
             for crd in by_kind.get(kind, ()):
                 found = _referenced(node, (kind, where, default), crd, samples, group_field)
                 if found is not None and (groups is None or found.group in groups):
@@ -191,12 +200,9 @@ def _referenced(
     theirs = schema.child("spec")
     if theirs is None:
         return None
-    mine = [
-        s
-        for s in samples
-        if s.get("kind") == kind and str(s.get("apiVersion", "")).split("/")[0] == group
-    ]
-    templates = tuple(t for t in find_templates(theirs, mine) if t.shape != "fragments")
+    templates = tuple(
+        t for t in find_templates(theirs, of_kind(samples, group, kind)) if t.shape != "fragments"
+    )
     if not templates:
         return None
     reason = (
@@ -215,7 +221,7 @@ def _referenced(
         templates=templates,
         evidence=Evidence(
             "reference",
-            f"${kind[:1].lower() + kind[1:]}",
+            f"${_lower_camel(kind)}",
             show(node.path),
             reason,
             Strength.SAMPLE if where == "the samples" else Strength.SHAPE,
@@ -243,11 +249,7 @@ def plan_through(
     chosen = [first] + [
         r for r in found[1:] if r.path == first.path and [t.path for t in r.templates] == shape
     ]
-    theirs = [
-        s
-        for s in samples
-        if s.get("kind") == first.kind and str(s.get("apiVersion", "")).split("/")[0] == first.group
-    ]
+    theirs = of_kind(samples, first.group, first.kind)
     components = plan_roles(root, first.spec, first.templates, theirs)
     names = [f"${r.name}" for r in chosen]
     prefix = names[0] if len(names) == 1 else f"({' // '.join(names)})"

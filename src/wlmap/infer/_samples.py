@@ -8,6 +8,15 @@ from typing import Any
 from wlmap.infer._schema import ITEMS, VALUES, Node, Path
 
 
+def of_kind(samples: Sequence[Mapping[str, Any]], group: str, kind: str) -> list[Mapping[str, Any]]:
+    """The samples of one kind (by kind and the group of their apiVersion)."""
+    return [
+        s
+        for s in samples
+        if s.get("kind") == kind and str(s.get("apiVersion", "")).split("/")[0] == group
+    ]
+
+
 def values_at(obj: Any, path: Path) -> Iterator[Any]:
     """Every value an object holds at ``path`` (arrays and maps fan out)."""
     if not path:

@@ -23,6 +23,7 @@ from wlmap.infer._gang import gang_description, plan_gang
 from wlmap.infer._references import Reference, plan_through
 from wlmap.infer._render import render
 from wlmap.infer._roles import plan_roles
+from wlmap.infer._samples import of_kind
 from wlmap.infer._schema import Node, borrowed_schema, show, version_schema
 from wlmap.infer._selectors import infer_selectors
 from wlmap.infer._shape_check import check_objects
@@ -55,16 +56,6 @@ class Draft:
     def review(self) -> tuple[Evidence, ...]:
         """The guesses: choices a person must confirm."""
         return tuple(e for e in self.evidence if e.needs_review)
-
-
-def _matching(
-    samples: Sequence[Mapping[str, Any]], group: str, kind: str
-) -> list[Mapping[str, Any]]:
-    return [
-        s
-        for s in samples
-        if s.get("kind") == kind and str(s.get("apiVersion", "")).split("/")[0] == group
-    ]
 
 
 def infer(
@@ -112,7 +103,7 @@ def infer(
             )
         )
     gvk = GroupVersionKind(group=group, version=chosen, kind=kind)
-    mine = _matching(samples, group, kind)
+    mine = of_kind(samples, group, kind)
     root = kind.lower()
     spec_node = schema.child("spec") or Node(
         ("spec",), {"x-kubernetes-preserve-unknown-fields": True}
