@@ -80,7 +80,8 @@ def infer(
             templates (wlmap format only: references are a wlmap extension).
 
     Raises:
-        ManifestError: not a CRD, an unknown version, or no pod template anywhere.
+        ManifestError: not a CRD, a malformed CRD, sample or pod (named with the place
+            of the fault), an unknown version, or no pod template anywhere.
     """
     if crd.get("kind") != "CustomResourceDefinition":
         raise ManifestError(f"expected a CustomResourceDefinition, got kind {crd.get('kind')!r}")
