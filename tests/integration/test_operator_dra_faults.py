@@ -255,3 +255,58 @@ def test_device_removed_while_the_operator_was_away(
         for obj in slices:
             kube.delete(obj)
     assert refused_lines(placing.output()) == []
+
+
+LEASE_SECONDS = 5
+
+
+@pytest.mark.skipif(not WORKLOAD.is_file(), reason="the shared corpus is not present")
+def test_device_removed_while_no_replica_led_is_found_on_taking_over(
+    kwok_cluster: KwokCluster,
+    kwok_namespace: str,
+    placing: OperatorProcess,
+    pytestconfig: pytest.Config,
+) -> None:
+    """The leading replica dies with its lease held, a device of a placed pod is removed
+    from its slice, and a new replica starts while the lease is still the dead one's: it
+    follows (its start-up check is the leader's to do), sees the removal without acting,
+    and when it takes the lease over it evicts the pod, whose replacement is placed in
+    the gang's clique as at any other time."""
+    kube = kwok_cluster.kube
+    slices = publish(kube, sorted(kwok_cluster.nodes())[: len(ROOMY)], ROOMY, kwok_namespace)
+    try:
+        placing.stop()
+        placing.arguments = ("--leader-elect",)
+        placing.env |= {"WLMAP_LEASE_SECONDS": str(LEASE_SECONDS), "POD_NAMESPACE": "wlmap-system"}
+        placing.start()
+        wait_for(lambda: "leading" in placing.output(), "the replica leading")
+        replica_set, old, hit, healthy, held, (pool, device) = _strike(kube, kwok_namespace, slices)
+        placing.kill()  # its lease stays held until it expires
+        placing.start()  # a new replica: following while the dead one's lease lasts
+        kept = [d for d in held["spec"]["devices"] if d["name"] != device]
+        kube.patch(held, {"spec": {"devices": kept}})
+        removed = time.monotonic()
+        (new,) = wait_for(
+            lambda: _allocated(kube, kwok_namespace, _new(kube, kwok_namespace, replica_set, old)),
+            "the replacement Running",
+            timeout=120,
+            interval=0.1,
+        )
+        (terminal(pytestconfig) or print)(
+            f"DRA device {pool}/{device} removed while no replica led: replacement Running "
+            f"{time.monotonic() - removed:.2f} s after the removal (lease {LEASE_SECONDS} s)"
+        )
+        assert placing.output().count("following: another replica holds the lease") == 1
+        chosen = _devices(kube, kwok_namespace, new)
+        assert {_clique(slices, p, d) for p, d in chosen} == {"clique-b"}
+        assert (pool, device) not in chosen
+        now = {p["metadata"]["name"]: p for p in owned_pods(kube, kwok_namespace, replica_set)}
+        assert hit["metadata"]["name"] not in now
+        assert {n: now[n]["spec"]["nodeName"] for n in healthy} == healthy
+        (fault,) = events(kube, kwok_namespace, DEVICE_FAULT)
+        assert f"{pool}/{device}" in fault["message"], fault
+        assert "when this replica took over" in fault["message"], fault
+    finally:
+        for obj in slices:
+            kube.delete(obj)
+    assert refused_lines(placing.output()) == []

@@ -17,8 +17,10 @@ their driver again at once (:mod:`._device_waits`).
 
 A device that moves to another slice of its pool (a driver splitting or regrouping its
 slices) is not gone: only devices no slice lists count. Devices removed while the
-operator was not running are found when it starts, before the watch: the devices that
-allocated claims hold and no slice lists are gone, and their holders evicted alike.
+operator was not running are found when it starts, before the watch, and those removed
+while no replica wrote (a leader gone, its lease not yet expired) when a follower takes
+the lease over: the devices that allocated claims hold and no slice lists are gone, and
+their holders evicted alike.
 """
 
 from __future__ import annotations
@@ -114,14 +116,10 @@ def register_slice_watch(registry: kopf.OperatorRegistry, state: State) -> None:
         if removed and state.writes:
             _evict_later(state, removed, _described(name, removed, now is None), gone)
 
-    @kopf.on.startup(registry=registry)
-    async def removed_while_away(**_: Any) -> None:
-        """Before the watch starts: the devices allocated claims hold that no slice lists
-        were removed while the operator was not running; their holders are evicted."""
-        if state.cluster is None:  # the operator's own startup has not connected yet
-            raise kopf.TemporaryError("not connected to the cluster yet", delay=1)
-        if not state.writes:
-            return  # the leader does it
+    async def check_unlisted(when: str) -> None:
+        """The devices allocated claims hold that no slice lists were removed while no
+        replica of the operator watched; their holders are evicted."""
+        assert state.cluster is not None
         cluster = state.cluster
         found: list[frozenset[Key]] = []
 
@@ -131,11 +129,23 @@ def register_slice_watch(registry: kopf.OperatorRegistry, state: State) -> None:
             found.append(unlisted_devices(listed.get("items") or (), claims.get("items") or ()))
 
         if not await retrying(state, read) or not found:
-            log.warning("cannot tell which devices were removed while the operator was away")
+            log.warning("cannot tell which devices were removed while no replica watched")
             return
         if found[-1]:
-            described = _described(None, found[-1], False)
+            described = _described(None, found[-1], False, when)
             _evict_later(state, found[-1], described, gone, after_webhook=True)
+
+    @kopf.on.startup(registry=registry)
+    async def removed_while_away(**_: Any) -> None:
+        """Before the watch starts: devices removed while the operator was not running."""
+        if state.cluster is None:  # the operator's own startup has not connected yet
+            raise kopf.TemporaryError("not connected to the cluster yet", delay=1)
+        if state.writes:
+            await check_unlisted("when the operator started")
+
+    # A follower's watch saw slice events it did not act on; when it takes the lease
+    # over, devices removed while no replica wrote have holders to evict.
+    state.takeover.append(lambda: check_unlisted("when this replica took over"))
 
 
 def unlisted_devices(
@@ -204,11 +214,12 @@ async def _retried(state: State, step: Callable[[], Awaitable[None]]) -> None:
     await retrying(state, step)
 
 
-def _described(name: str | None, removed: Set[Key], deleted: bool) -> str:
-    """The fault in words; ``name`` None: found at start, listed by no slice."""
+def _described(name: str | None, removed: Set[Key], deleted: bool, when: str = "") -> str:
+    """The fault in words; ``name`` None: found ``when`` (at start, on taking over),
+    listed by no slice."""
     devices = ", ".join(f"{pool}/{device}" for _, pool, device in sorted(removed))
     if name is None:
-        return f"devices {devices} listed by no ResourceSlice when the operator started"
+        return f"devices {devices} listed by no ResourceSlice {when}"
     where = f"ResourceSlice {name} was deleted" if deleted else f"removed from ResourceSlice {name}"
     return f"devices {devices} {'gone: ' if deleted else ''}{where}"
 

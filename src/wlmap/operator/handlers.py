@@ -285,7 +285,8 @@ def _pod_handler(state: State) -> Callable[..., Awaitable[None]]:
 async def _elect(state: State) -> None:
     """Join the election: one attempt now (a replica that wins here needs no catching up:
     the watches' initial listing does the work), then renewals in the background. A replica
-    that takes over later reconciles every workload and checks every gang object."""
+    that takes over later reconciles every workload, checks every gang object and runs the
+    steps the controllers left for a takeover (``State.takeover``)."""
     assert state.cluster is not None
     settings = state.settings
     started = False
@@ -294,6 +295,8 @@ async def _elect(state: State) -> None:
         if started:
             await requeue(state, state.kinds)
             await sweep(state)
+            for step in state.takeover:
+                state.spawn(step())
 
     state.leader = LeaderElection(
         state.cluster,

@@ -5,7 +5,7 @@ are served."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +46,8 @@ class State:
     webhook_serving: asyncio.Event = field(default_factory=asyncio.Event)  # the gate's server
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     leader: LeaderElection | None = None
+    # steps a replica runs when it takes the lease over, for what it saw but did not act on
+    takeover: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)
     reconciled: int = 0
     skipped: int = 0  # workload events that changed nothing a reconciliation reads
     failures: int = 0
