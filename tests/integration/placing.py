@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.integration.fakenodes import BLOCK_LABEL, HOST_LABEL, RACK_LABEL, KwokCluster
-from tests.integration.kube import Kube
+from tests.integration.kube import Kube, wait_for
 from tests.integration.operator_process import OperatorProcess, placement_operator
 from tests.integration.serviceaccount import apply_all, kubeconfig, token
 from wlmap.operator import rbac
@@ -42,6 +42,17 @@ def start_as_service_account(
     kube.patch(opted, {"metadata": {"labels": labels}})
     config = kubeconfig(kwok_cluster.cluster, token(kube), folder / "operator.kubeconfig")
     return start_operator(kube, config, namespace, folder)
+
+
+def restart_leading(process: OperatorProcess, lease_seconds: int) -> None:
+    """Restart the operator as one replica of several, leader election on with a short
+    lease, once it leads. Killed (no clean stop), its lease stays held for that long: a
+    replica started then follows until the lease expires."""
+    process.stop()
+    process.arguments = ("--leader-elect",)
+    process.env |= {"WLMAP_LEASE_SECONDS": str(lease_seconds), "POD_NAMESPACE": rbac.NAMESPACE}
+    process.start()
+    wait_for(lambda: "leading" in process.output(), "the replica leading")
 
 
 def gated(pod: dict[str, Any]) -> bool:

@@ -29,7 +29,7 @@ from tests.integration.fakenodes import KwokCluster
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods
 from tests.integration.operator_process import OperatorProcess, refused_lines
-from tests.integration.placing import events, gated, start_as_service_account
+from tests.integration.placing import events, gated, restart_leading, start_as_service_account
 from wlmap.operator._slice_faults import DEVICE_FAULT
 from wlmap.operator.devices import NARROWED_FROM
 from wlmap.operator.steps import PLACE_AGAIN_SECONDS
@@ -275,11 +275,7 @@ def test_device_removed_while_no_replica_led_is_found_on_taking_over(
     kube = kwok_cluster.kube
     slices = publish(kube, sorted(kwok_cluster.nodes())[: len(ROOMY)], ROOMY, kwok_namespace)
     try:
-        placing.stop()
-        placing.arguments = ("--leader-elect",)
-        placing.env |= {"WLMAP_LEASE_SECONDS": str(LEASE_SECONDS), "POD_NAMESPACE": "wlmap-system"}
-        placing.start()
-        wait_for(lambda: "leading" in placing.output(), "the replica leading")
+        restart_leading(placing, LEASE_SECONDS)
         replica_set, old, hit, healthy, held, (pool, device) = _strike(kube, kwok_namespace, slices)
         placing.kill()  # its lease stays held until it expires
         placing.start()  # a new replica: following while the dead one's lease lasts

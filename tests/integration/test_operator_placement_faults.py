@@ -19,7 +19,13 @@ from tests.integration.fakenodes import RACK_LABEL, KwokCluster, ready_count
 from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods, pod_template, running
 from tests.integration.operator_process import OperatorProcess, refused_lines
-from tests.integration.placing import condition, events, gated, start_as_service_account
+from tests.integration.placing import (
+    condition,
+    events,
+    gated,
+    restart_leading,
+    start_as_service_account,
+)
 from wlmap.operator.placement_faults import GPU_TAINT
 
 REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
@@ -193,6 +199,56 @@ def test_pods_of_a_failed_node_rejoin_their_gang(
         assert events(kube, kwok_namespace, "Replaced")
     finally:
         end(kube, kwok_cluster, faulty)
+    assert refused_lines(placing.output()) == []
+
+
+LEASE_SECONDS = 10  # longer than failing a node takes: it fails while no replica leads
+
+
+def test_a_node_that_failed_while_no_replica_led_is_acted_on_by_the_next_leader(
+    kwok_cluster: KwokCluster,
+    kwok_namespace: str,
+    placing: OperatorProcess,
+    pytestconfig: pytest.Config,
+) -> None:
+    """The leading replica dies with its lease held and a node under the gang fails: a
+    new replica, started while the lease lasts, sees the node's events as a follower and
+    evicts its pods when it takes the lease over (a failed node sends no further event)."""
+    kube = kwok_cluster.kube
+    restart_leading(placing, LEASE_SECONDS)
+    job = kube.create(_job("led"), kwok_namespace)
+    pods = wait_for(running(kube, kwok_namespace, job, PODS), "the Job's pods Running", 90)
+    by_node: dict[str, list[str]] = {}
+    for pod in pods:
+        by_node.setdefault(pod["spec"]["nodeName"], []).append(pod["metadata"]["name"])
+    faulty = max(by_node, key=lambda n: (len(by_node[n]), n))
+    placing.kill()  # its lease stays held until it expires
+    placing.start()  # following while the dead replica's lease lasts
+    started = _fail(kube, faulty)
+    try:
+        wait_for(
+            lambda: _replacements_bound(
+                kube,
+                kwok_namespace,
+                job,
+                {p["metadata"]["name"] for p in pods},
+                len(by_node[faulty]),
+            ),
+            "the replacements bound",
+            timeout=120,
+            interval=0.1,
+        )
+        (terminal(pytestconfig) or print)(
+            f"node {faulty} NotReady while no replica led: replacements bound "
+            f"{time.monotonic() - started:.2f} s after the fault (lease {LEASE_SECONDS} s)"
+        )
+        log = placing.output()
+        assert log.count("following: another replica holds the lease") == 1
+        assert log.rindex("leading: this replica writes") < log.rindex(f"node {faulty} is faulty")
+        evicted = events(kube, kwok_namespace, "NodeFault")
+        assert evicted and f"node {faulty} is NotReady" in evicted[0]["message"]
+    finally:
+        _heal(kube, kwok_cluster, faulty)
     assert refused_lines(placing.output()) == []
 
 

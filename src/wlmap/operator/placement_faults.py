@@ -84,11 +84,20 @@ def without_faulty(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, An
 
 
 def register_node_watch(registry: kopf.OperatorRegistry, state: State) -> None:
-    """Watch nodes; evict the placed pods of one that turns faulty."""
+    """Watch nodes; evict the placed pods of one that turns faulty. A follower keeps the
+    faulty nodes it saw, and acts on them when it takes the lease over: a node that failed
+    while no replica wrote sends no further event."""
     faulty: dict[str, str] = {}  # node name: what is wrong, while it lasts
+    unacted: dict[str, str] = {}  # the same, seen while this replica did not write
 
     def concerned(body: kopf.Body, **_: Any) -> bool:  # quiet for the healthy nodes
-        return fault_of(body) is not None or body.get("metadata", {}).get("name") in faulty
+        name = body.get("metadata", {}).get("name")
+        return fault_of(body) is not None or name in faulty or name in unacted
+
+    def act(name: str, reason: str) -> None:
+        faulty[name] = reason
+        log.warning("node %s is faulty (%s): evicting the placed pods on it", name, reason)
+        state.spawn(_retried(state, lambda: _evict_node(state, faulty, name, reason)))
 
     @kopf.on.event("", "v1", "nodes", id="placement-faults", when=concerned, registry=registry)
     async def on_node(event: Mapping[str, Any], **_: Any) -> None:
@@ -97,12 +106,19 @@ def register_node_watch(registry: kopf.OperatorRegistry, state: State) -> None:
         reason = None if event.get("type") == "DELETED" else fault_of(node)
         if reason is None:
             faulty.pop(name, None)
-            return
-        if name in faulty or not state.writes:
-            return
-        faulty[name] = reason
-        log.warning("node %s is faulty (%s): evicting the placed pods on it", name, reason)
-        state.spawn(_retried(state, lambda: _evict_node(state, faulty, name, reason)))
+            unacted.pop(name, None)
+        elif not state.writes:
+            unacted[name] = reason
+        elif name not in faulty:
+            act(name, reason)
+
+    async def on_takeover() -> None:
+        while unacted:
+            name, reason = unacted.popitem()
+            if name not in faulty:
+                act(name, reason)
+
+    state.takeover.append(on_takeover)
 
 
 async def _retried(state: State, step: Callable[[], Awaitable[None]]) -> None:
