@@ -10,6 +10,7 @@ with its claim allocated is printed."""
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -302,6 +303,38 @@ def test_device_removed_while_no_replica_led_is_found_on_taking_over(
         (fault,) = events(kube, kwok_namespace, DEVICE_FAULT)
         assert f"{pool}/{device}" in fault["message"], fault
         assert "when this replica took over" in fault["message"], fault
+    finally:
+        for obj in slices:
+            kube.delete(obj)
+    assert refused_lines(placing.output()) == []
+
+
+@pytest.mark.skipif(not WORKLOAD.is_file(), reason="the shared corpus is not present")
+def test_a_device_its_driver_tainted_is_given_to_no_pod(
+    kwok_cluster: KwokCluster, kwok_namespace: str, placing: OperatorProcess
+) -> None:
+    """One of clique-b's five GPUs has a device tainted NoSchedule (a driver's word that
+    it is unhealthy): the scheduler's allocator gives it to no claim, so the plan must
+    not either; the gang is placed on clique-b's four other GPUs, all Running."""
+    kube = kwok_cluster.kube
+    slices = publish(kube, sorted(kwok_cluster.nodes())[: len(ROOMY)], ROOMY, kwok_namespace)
+    try:
+        tainted = next(
+            s
+            for s in slices
+            if s["spec"]["devices"][0]["attributes"]["cliqueId"]["string"] == "clique-b"
+        )
+        devices = copy.deepcopy(tainted["spec"]["devices"])
+        devices[0]["taints"] = [{"key": "gpu.nvidia.com/unhealthy", "effect": "NoSchedule"}]
+        kept = kube.patch(tainted, {"spec": {"devices": devices}})
+        assert kept["spec"]["devices"][0].get("taints"), "the API server keeps device taints"
+        _, pods = _gang(kube, kwok_namespace)
+        pool = tainted["spec"]["pool"]["name"]
+        used = {p for pod in pods for p, _ in _devices(kube, kwok_namespace, pod)}
+        assert pool not in used
+        assert {
+            _clique(slices, p, d) for pod in pods for p, d in _devices(kube, kwok_namespace, pod)
+        } == {"clique-b"}
     finally:
         for obj in slices:
             kube.delete(obj)

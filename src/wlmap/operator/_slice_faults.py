@@ -16,7 +16,10 @@ they wait; devices listed again (or a new slice) plan the gangs waiting for devi
 their driver again at once (:mod:`._device_waits`).
 
 A device that moves to another slice of its pool (a driver splitting or regrouping its
-slices) is not gone: only devices no slice lists count. Devices removed while the
+slices) is not gone: only devices no slice lists count. A device its slice taints
+``NoExecute`` (the driver's word that its pods must go) counts as not listed; one tainted
+``NoSchedule`` keeps its pods but is given to no replacement (the planner leaves tainted
+devices out, as the scheduler does). Devices removed while the
 operator was not running are found when it starts, before the watch, and those removed
 while no replica wrote (a leader gone, its lease not yet expired) when a follower takes
 the lease over: the devices that allocated claims hold and no slice lists are gone, and
@@ -57,13 +60,21 @@ WEBHOOK_SETTLE_SECONDS = 1.0  # then for the API server to call it (a managed co
 
 
 def slice_devices(obj: Mapping[str, Any]) -> frozenset[Key]:
-    """The devices a ResourceSlice lists, by the key allocation results use."""
+    """The devices a ResourceSlice lists, by the key allocation results use; a device
+    tainted ``NoExecute`` (its pods must go) counts as not listed."""
     spec = obj.get("spec") or {}
     driver = str(spec.get("driver"))
     pool = str((spec.get("pool") or {}).get("name"))
     return frozenset(
-        (driver, pool, str(d.get("name"))) for d in spec.get("devices") or () if d.get("name")
+        (driver, pool, str(d.get("name")))
+        for d in spec.get("devices") or ()
+        if d.get("name") and not _evicting(d)
     )
+
+
+def _evicting(device: Mapping[str, Any]) -> bool:
+    taints = device.get("taints") or (device.get("basic") or {}).get("taints") or ()
+    return any(isinstance(t, Mapping) and t.get("effect") == "NoExecute" for t in taints)
 
 
 def gone_devices(
@@ -219,8 +230,12 @@ def _described(name: str | None, removed: Set[Key], deleted: bool, when: str = "
     listed by no slice."""
     devices = ", ".join(f"{pool}/{device}" for _, pool, device in sorted(removed))
     if name is None:
-        return f"devices {devices} listed by no ResourceSlice {when}"
-    where = f"ResourceSlice {name} was deleted" if deleted else f"removed from ResourceSlice {name}"
+        return f"devices {devices} listed by no ResourceSlice (or tainted NoExecute) {when}"
+    where = (
+        f"ResourceSlice {name} was deleted"
+        if deleted
+        else f"removed from ResourceSlice {name} (or tainted NoExecute)"
+    )
     return f"devices {devices} {'gone: ' if deleted else ''}{where}"
 
 

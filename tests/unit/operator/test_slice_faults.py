@@ -112,3 +112,41 @@ def test_held_devices_that_disagree_leave_the_domain_open() -> None:
     both = [_claim("a0", range(2)), _claim("b0", range(2))]
     assert gang_domain(inventory, both, [CLIQUE]) == {}
     assert gang_domain(inventory, [None], [CLIQUE]) == {}
+
+
+def _tainted(node: str, clique: str, effect: str, gpus: range) -> dict[str, Any]:
+    """A node's 4-GPU slice with the ``gpus`` tainted ``effect`` by their driver."""
+    out = four_gpu_node(node, clique)
+    for index in gpus:
+        out["spec"]["devices"][index]["taints"] = [
+            {"key": "gpu.nvidia.com/unhealthy", "value": "xid-79", "effect": effect}
+        ]
+    return out
+
+
+def test_a_device_tainted_no_execute_is_gone_and_no_schedule_is_not() -> None:
+    """A NoExecute taint is the driver's word that the device's pods must go: the watch
+    counts it as no longer listed (and as listed again once the taint is lifted). A
+    NoSchedule taint keeps its pods."""
+    slices = {"b1": slice_devices(four_gpu_node("b1", "B"))}
+    _, gone = gone_devices(slices, "b1", slice_devices(_tainted("b1", "B", "NoExecute", range(1))))
+    assert gone == {(DRIVER, "b1", "gpu-0")}
+    _, gone = gone_devices(slices, "b1", slice_devices(_tainted("b1", "B", "NoSchedule", range(4))))
+    assert gone == frozenset()
+    claims = [_claim("b1", range(4))]
+    found = unlisted_devices([_tainted("b1", "B", "NoExecute", range(2, 3))], claims)
+    assert found == {(DRIVER, "b1", "gpu-2")}
+
+
+def test_a_replacement_is_given_no_tainted_device() -> None:
+    """The lost pod's replacement in clique B: one of b2's GPUs is tainted NoSchedule (kept by
+    nothing, offered to no new claim), so it waits rather than take it, as the
+    scheduler's allocator would refuse it; b3 untainted takes it."""
+    b0 = four_gpu_node("b0", "B")
+    healthy, lost = _claim("b0", range(4)), _claim("b1", range(4))
+    b1_gone = node_slice("b1", [gpu(i, f"pci{i // 2}", "B") for i in range(3)])
+    tainted = _tainted("b2", "B", "NoSchedule", range(1))
+    _, (kept, _) = _where([b0, b1_gone, tainted], [healthy], lost)
+    assert kept is None
+    _, (kept, _) = _where([b0, b1_gone, tainted, four_gpu_node("b3", "B")], [healthy], lost)
+    assert kept == ("b3", {"B"})

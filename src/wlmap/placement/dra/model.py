@@ -55,6 +55,8 @@ class Device:
         capacity: amounts in base units by fully qualified name.
         index: position in the input (slice order, then device order): the order the
             in-tree allocator tries devices in.
+        taints: ``key=effect`` of the taints that keep new claims off the device
+            (``NoSchedule``, ``NoExecute``): a driver's word that it is unhealthy.
     """
 
     name: str
@@ -64,6 +66,7 @@ class Device:
     attributes: dict[str, AttributeValue] = field(default_factory=dict, compare=False)
     capacity: dict[str, int] = field(default_factory=dict, compare=False)
     index: int = 0
+    taints: tuple[str, ...] = field(default=(), compare=False)
 
     @cached_property
     def key(self) -> tuple[str, str, str]:

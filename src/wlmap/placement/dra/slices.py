@@ -5,7 +5,8 @@ A slice's devices carry typed attributes (exactly one of ``int``, ``bool``, ``st
 attribute and capacity names are qualified with the slice's driver. Only node-local
 devices (``spec.nodeName``) and devices of ``allNodes`` slices (node None) are modelled;
 a slice with a node selector is an error, since the planner could not tell which nodes
-reach its devices.
+reach its devices. A device's ``NoSchedule`` and ``NoExecute`` taints are kept: the
+allocator gives no new claim a tainted device (tolerations are not read).
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def read_slice(obj: Mapping[str, Any], file: str, first_index: int) -> list[Devi
                 attributes=_attributes(fields, body.get("attributes"), f"{at}.attributes", driver),
                 capacity=_capacity(fields, body.get("capacity"), f"{at}.capacity", driver),
                 index=first_index + position,
+                taints=_taints(fields, body.get("taints"), f"{at}.taints"),
             )
         )
     return devices
@@ -97,6 +99,20 @@ def _attributes(fields: Fields, value: Any, path: str, driver: str) -> dict[str,
             raise fields.fail(f"{at}.{kind}", f"expected a value of type {kind}, got {raw!r}")
         found[qualified(str(name), driver)] = typed_value
     return found
+
+
+def _taints(fields: Fields, value: Any, path: str) -> tuple[str, ...]:
+    """The taints that keep new claims off the device (``key=effect``): ``NoSchedule``
+    and ``NoExecute``; ``None`` is only said, not acted on."""
+    found = []
+    for index, entry in enumerate(fields.items(value, path)):
+        at = f"{path}[{index}]"
+        taint = fields.mapping(entry, at)
+        key = fields.text(taint.get("key"), f"{at}.key")
+        effect = fields.text(taint.get("effect"), f"{at}.effect")
+        if effect in ("NoSchedule", "NoExecute"):
+            found.append(f"{key}={effect}")
+    return tuple(found)
 
 
 def _capacity(fields: Fields, value: Any, path: str, driver: str) -> dict[str, int]:

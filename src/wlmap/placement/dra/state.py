@@ -38,7 +38,9 @@ class PodClaims:
 
 
 class DeviceState:
-    """Free devices by node over an inventory, and request matching.
+    """Free devices by node over an inventory, and request matching. Tainted devices
+    (``NoSchedule``, ``NoExecute``) start allocated: the scheduler gives them to no new
+    claim.
 
     Args:
         inventory: the devices, classes and claims.
@@ -58,6 +60,8 @@ class DeviceState:
         self._matches: dict[tuple[str, str, tuple[str, str, str]], bool] = {}
         self._free_count = {n: len(d) for n, d in self._devices.items()}
         self._watchers: list[Callable[[Sequence[Device], int], None]] = []
+        # the scheduler gives no new claim a tainted device: as if allocated
+        self.take(d for d in inventory.devices if d.taints)
 
     def watch(self, watcher: Callable[[Sequence[Device], int], None]) -> None:
         """Call ``watcher(devices, -1)`` when devices are taken and ``(devices, +1)`` when
@@ -90,10 +94,10 @@ class DeviceState:
         self._changed(changed, -1)
 
     def release(self, devices: Iterable[Device]) -> None:
-        """Mark devices free again."""
+        """Mark devices free again (a tainted one stays taken)."""
         changed = []
         for device in devices:
-            if device.key in self.allocated:
+            if device.key in self.allocated and not device.taints:
                 self.allocated.discard(device.key)
                 changed.append(device)
         self._changed(changed, +1)

@@ -13,7 +13,14 @@ import yaml
 from tests.corpus import CORPUS, corpus_docs, corpus_params
 from tests.unit.placement.dra._cluster import GPU_CLASS, PCIE_ROOT, claim_template, four_gpu_node
 from wlmap.errors import PlacementInputError
-from wlmap.placement.dra import Constraint, Request, Version, read_dra, read_dra_file
+from wlmap.placement.dra import (
+    Constraint,
+    DeviceState,
+    Request,
+    Version,
+    read_dra,
+    read_dra_file,
+)
 
 
 def test_a_kubectl_list_dump_gives_devices_in_slice_order(tmp_path: Path) -> None:
@@ -47,6 +54,28 @@ def test_only_the_newest_generation_of_a_pool_counts() -> None:
     new["spec"]["pool"]["generation"] = 2
     new["spec"]["devices"] = new["spec"]["devices"][:2]
     assert len(read_dra([old, new]).devices) == 2
+
+
+def test_a_device_tainted_to_keep_claims_off_is_never_free() -> None:
+    """NoSchedule and NoExecute taints keep the device from new claims, as the scheduler's
+    allocator does; a None taint is only said. Releasing it does not free it."""
+    node = copy.deepcopy(NODE)
+    effects = ("NoSchedule", "NoExecute", "None")
+    for index, effect in enumerate(effects):
+        taint = {"key": "gpu.nvidia.com/unhealthy", "effect": effect}
+        node["spec"]["devices"][index]["taints"] = [taint]
+    inventory = read_dra([node], "dump.yaml")
+    assert [d.taints for d in inventory.devices[:4]] == [
+        ("gpu.nvidia.com/unhealthy=NoSchedule",),
+        ("gpu.nvidia.com/unhealthy=NoExecute",),
+        (),
+        (),
+    ]
+    state = DeviceState(inventory)
+    free = [d.name for d in state.free_devices()]
+    assert free == [d.name for d in inventory.devices[2:]]
+    state.release(inventory.devices[:2])
+    assert [d.name for d in state.free_devices()] == free
 
 
 def test_claim_template_with_constraint_and_first_available() -> None:
@@ -131,6 +160,13 @@ TEMPLATE = claim_template("pair", 2, match=PCIE_ROOT)
         ),
         (NODE, "spec.nodeName", _DELETE, "at spec: expected nodeName or allNodes: true"),
         (NODE, "spec.devices", {"gpu-0": {}}, "at spec.devices: expected a list"),
+        (NODE, "spec.devices.0.taints", {"key": "x"}, "at spec.devices[0].taints: expected a list"),
+        (
+            NODE,
+            "spec.devices.0.taints",
+            [{"key": "gpu.nvidia.com/xid"}],
+            "at spec.devices[0].taints[0].effect: expected a non-empty string",
+        ),
         (
             TEMPLATE,
             "spec.spec.devices.requests.0.exactly.count",
