@@ -143,6 +143,34 @@ def _waits(kube: Kube, namespace: str, owner: dict[str, Any], old: set[str]) -> 
     assert not any((c["metadata"].get("annotations") or {}).get(NARROWED_FROM) for c in claims)
 
 
+def _remove(kube: Kube, held: dict[str, Any], device: str) -> None:
+    """The driver republishes the slice without the device."""
+    kept = [d for d in held["spec"]["devices"] if d["name"] != device]
+    kube.patch(held, {"spec": {"devices": kept}})
+
+
+def _replaced_in_clique(
+    kube: Kube, namespace: str, slices: list[dict[str, Any]], strike: Strike
+) -> dict[str, Any]:
+    """The replacement once Running: given clique-b devices other than the lost one, the
+    pod hit gone, no healthy pod moved."""
+    replica_set, old, hit, healthy, _, (pool, device) = strike
+    found: list[dict[str, Any]] = wait_for(
+        lambda: _allocated(kube, namespace, _new(kube, namespace, replica_set, old)),
+        "the replacement Running",
+        timeout=120,
+        interval=0.1,
+    )
+    (new,) = found
+    chosen = _devices(kube, namespace, new)
+    assert {_clique(slices, p, d) for p, d in chosen} == {"clique-b"}
+    assert (pool, device) not in chosen
+    now = {p["metadata"]["name"]: p for p in owned_pods(kube, namespace, replica_set)}
+    assert hit["metadata"]["name"] not in now
+    assert {n: now[n]["spec"]["nodeName"] for n in healthy} == healthy
+    return new
+
+
 @pytest.mark.skipif(not WORKLOAD.is_file(), reason="the shared corpus is not present")
 @pytest.mark.parametrize("room", [True, False], ids=["room-in-clique", "clique-full"])
 def test_device_gone_from_slice(
@@ -161,8 +189,7 @@ def test_device_gone_from_slice(
     try:
         replica_set, old, hit, healthy, held, (pool, device) = _strike(kube, kwok_namespace, slices)
         assert _clique(slices, pool, device) == "clique-b", placing.output()[-3000:]
-        kept = [d for d in held["spec"]["devices"] if d["name"] != device]
-        kube.patch(held, {"spec": {"devices": kept}})  # the driver republishes without it
+        _remove(kube, held, device)
         started = time.monotonic()
         if not room:
             _waits(kube, kwok_namespace, replica_set, old)
@@ -220,30 +247,19 @@ def test_device_removed_while_the_operator_was_away(
     kube = kwok_cluster.kube
     slices = publish(kube, sorted(kwok_cluster.nodes())[: len(ROOMY)], ROOMY, kwok_namespace)
     try:
-        replica_set, old, hit, healthy, held, (pool, device) = _strike(kube, kwok_namespace, slices)
+        strike = _strike(kube, kwok_namespace, slices)
+        _, _, _, _, held, (pool, device) = strike
         placing.stop()
-        kept = [d for d in held["spec"]["devices"] if d["name"] != device]
-        kube.patch(held, {"spec": {"devices": kept}})  # while no operator watches
+        _remove(kube, held, device)  # while no operator watches
         started = time.monotonic()
         placing.start()
-        (new,) = wait_for(
-            lambda: _allocated(kube, kwok_namespace, _new(kube, kwok_namespace, replica_set, old)),
-            "the replacement Running",
-            timeout=120,
-            interval=0.1,
-        )
+        new = _replaced_in_clique(kube, kwok_namespace, slices, strike)
         (terminal(pytestconfig) or print)(
             f"DRA device {pool}/{device} removed while the operator was stopped: replacement "
             f"Running {time.monotonic() - started:.2f} s after the operator was started again"
         )
-        chosen = _devices(kube, kwok_namespace, new)
-        assert {_clique(slices, p, d) for p, d in chosen} == {"clique-b"}
-        assert (pool, device) not in chosen
         claims = pod_claims(kube, kwok_namespace, new)  # planned: gated at creation
         assert all((c["metadata"].get("annotations") or {}).get(NARROWED_FROM) for c in claims)
-        now = {p["metadata"]["name"]: p for p in owned_pods(kube, kwok_namespace, replica_set)}
-        assert hit["metadata"]["name"] not in now
-        assert {n: now[n]["spec"]["nodeName"] for n in healthy} == healthy
         said = wait_for(
             lambda: (c := _condition(kube, kwok_namespace)) and c["reason"] == "Replaced" and c,
             "the Deployment's condition saying the pod was replaced",
@@ -277,29 +293,18 @@ def test_device_removed_while_no_replica_led_is_found_on_taking_over(
     slices = publish(kube, sorted(kwok_cluster.nodes())[: len(ROOMY)], ROOMY, kwok_namespace)
     try:
         restart_leading(placing, LEASE_SECONDS)
-        replica_set, old, hit, healthy, held, (pool, device) = _strike(kube, kwok_namespace, slices)
+        strike = _strike(kube, kwok_namespace, slices)
+        _, _, _, _, held, (pool, device) = strike
         placing.kill()  # its lease stays held until it expires
         placing.start()  # a new replica: following while the dead one's lease lasts
-        kept = [d for d in held["spec"]["devices"] if d["name"] != device]
-        kube.patch(held, {"spec": {"devices": kept}})
+        _remove(kube, held, device)
         removed = time.monotonic()
-        (new,) = wait_for(
-            lambda: _allocated(kube, kwok_namespace, _new(kube, kwok_namespace, replica_set, old)),
-            "the replacement Running",
-            timeout=120,
-            interval=0.1,
-        )
+        _replaced_in_clique(kube, kwok_namespace, slices, strike)
         (terminal(pytestconfig) or print)(
             f"DRA device {pool}/{device} removed while no replica led: replacement Running "
             f"{time.monotonic() - removed:.2f} s after the removal (lease {LEASE_SECONDS} s)"
         )
         assert placing.output().count("following: another replica holds the lease") == 1
-        chosen = _devices(kube, kwok_namespace, new)
-        assert {_clique(slices, p, d) for p, d in chosen} == {"clique-b"}
-        assert (pool, device) not in chosen
-        now = {p["metadata"]["name"]: p for p in owned_pods(kube, kwok_namespace, replica_set)}
-        assert hit["metadata"]["name"] not in now
-        assert {n: now[n]["spec"]["nodeName"] for n in healthy} == healthy
         (fault,) = events(kube, kwok_namespace, DEVICE_FAULT)
         assert f"{pool}/{device}" in fault["message"], fault
         assert "when this replica took over" in fault["message"], fault
