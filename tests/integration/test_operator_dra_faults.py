@@ -344,3 +344,37 @@ def test_a_device_its_driver_tainted_is_given_to_no_pod(
         for obj in slices:
             kube.delete(obj)
     assert refused_lines(placing.output()) == []
+
+
+@pytest.mark.skipif(not WORKLOAD.is_file(), reason="the shared corpus is not present")
+def test_a_device_tainted_no_execute_has_its_pod_replaced_in_the_clique(
+    kwok_cluster: KwokCluster,
+    kwok_namespace: str,
+    placing: OperatorProcess,
+    pytestconfig: pytest.Config,
+) -> None:
+    """The driver taints a placed pod's device NoExecute (its pods must go) and keeps
+    listing it: the operator evicts the pod, and its replacement is given untainted
+    devices of the gang's clique."""
+    kube = kwok_cluster.kube
+    slices = publish(kube, sorted(kwok_cluster.nodes())[: len(ROOMY)], ROOMY, kwok_namespace)
+    try:
+        strike = _strike(kube, kwok_namespace, slices)
+        _, _, _, _, held, (pool, device) = strike
+        devices = copy.deepcopy(held["spec"]["devices"])
+        for entry in devices:
+            if entry["name"] == device:
+                entry["taints"] = [{"key": "gpu.nvidia.com/xid", "effect": "NoExecute"}]
+        kube.patch(held, {"spec": {"devices": devices}})
+        tainted = time.monotonic()
+        _replaced_in_clique(kube, kwok_namespace, slices, strike)
+        (terminal(pytestconfig) or print)(
+            f"DRA device {pool}/{device} tainted NoExecute: replacement Running "
+            f"{time.monotonic() - tainted:.2f} s later"
+        )
+        faults = events(kube, kwok_namespace, DEVICE_FAULT)
+        assert any(f"{pool}/{device}" in f["message"] for f in faults), faults
+    finally:
+        for obj in slices:
+            kube.delete(obj)
+    assert refused_lines(placing.output()) == []
