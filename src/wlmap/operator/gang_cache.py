@@ -80,13 +80,12 @@ class GangCache:
     def keeps(self, api_version: str, kind: str, namespace: str | None) -> bool:
         """Whether every object of this kind in this namespace reaches the cache (watched,
         and the server did not refuse the watch)."""
-        watching = [
-            i
-            for i in self.informers.all
-            if (i.resource.api_version, i.resource.kind) == (api_version, kind)
-            and i.namespace in (None, namespace)
-        ]
-        return bool(watching) and all(not i.refused for i in watching)
+        return self.informers.reach(
+            lambda i: (
+                (i.resource.api_version, i.resource.kind) == (api_version, kind)
+                and i.namespace in (None, namespace)
+            )
+        )
 
     def owned(self, api_version: str, kind: str, namespace: str | None, uid: str) -> list[Any]:
         """The objects of one kind labelled with the workload's uid, as last seen."""

@@ -81,10 +81,7 @@ class ClusterCache:
         the server refuses to list is not; its objects are fetched one by one)."""
         if (group, kind) in self._fed:
             return True
-        watching = [
-            i for i in self._informers.all if (i.resource.group, i.resource.kind) == (group, kind)
-        ]
-        return bool(watching) and all(not i.refused for i in watching)
+        return self._informers.reach(lambda i: (i.resource.group, i.resource.kind) == (group, kind))
 
     def start(self) -> None:
         """Start listing and watching (in the running event loop)."""

@@ -170,6 +170,12 @@ class Informers:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
 
+    def reach(self, watches: Callable[[Informer], bool]) -> bool:
+        """Whether the objects the informers that ``watches`` picks watch all reach the
+        index: some informer is picked, and the server refused none of them."""
+        picked = [i for i in self.all if watches(i)]
+        return bool(picked) and all(not i.refused for i in picked)
+
     async def synced(self, timeout: float, what: str) -> None:
         """Wait until every informer has listed once.
 
