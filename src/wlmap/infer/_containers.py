@@ -14,7 +14,6 @@ holds: its pod is restarted under its policy. Found by shape, offered as a guess
 
 from __future__ import annotations
 
-from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._failures import Failures
 from wlmap.infer._schema import ITEMS, VALUES, Node, jq_path, show, walk
 
@@ -43,15 +42,11 @@ def find_container_state(status: Node) -> Failures | None:
             f'(({path}.waiting.reason // "") | test("{_STUCK}"))'
             f' or ({path}.terminated != null and {path}.terminated.reason != "{_ENDED_WELL}")'
         )
-        return Failures(
+        return Failures.guess(
             f"({test})",
-            Evidence(
-                "degraded",
-                f"{show(node.path)} waiting on an error or back-off, or terminated",
-                show(node.path),
-                "a core ContainerState: a container the kubelet cannot start or that "
-                "ended with an error is restarted under its pod's policy",
-                Strength.GUESS,
-            ),
+            f"{show(node.path)} waiting on an error or back-off, or terminated",
+            show(node.path),
+            "a core ContainerState: a container the kubelet cannot start or that "
+            "ended with an error is restarted under its pod's policy",
         )
     return None

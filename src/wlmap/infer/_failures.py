@@ -33,6 +33,11 @@ class Failures:
     test: str
     evidence: Evidence
 
+    @classmethod
+    def guess(cls, test: str, choice: str, source: str, reason: str) -> Failures:
+        """A Degraded guess: ``test``, and why (``choice`` read at ``source``)."""
+        return cls(test, Evidence("degraded", choice, source, reason, Strength.GUESS))
+
 
 def find_failures(status: Node) -> Failures | None:
     """The first list or map of role counts under ``status`` with a ``failed`` count."""
@@ -41,16 +46,12 @@ def find_failures(status: Node) -> Failures | None:
             continue
         if is_integer(node.child("failed")) and any(is_integer(node.child(n)) for n in _BESIDE):
             collection = jq_path(node.path[:-1], optional=False)
-            return Failures(
+            return Failures.guess(
                 f"any({collection}[]?; (.failed // 0) > 0)",
-                Evidence(
-                    "degraded",
-                    f"failed > 0 in {show(node.path)}",
-                    show(node.path),
-                    "per-role counts of active/succeeded/failed; a failure before the "
-                    "workload ended is a restart under its policy",
-                    Strength.GUESS,
-                ),
+                f"failed > 0 in {show(node.path)}",
+                show(node.path),
+                "per-role counts of active/succeeded/failed; a failure before the "
+                "workload ended is a restart under its policy",
             )
     return _member_states(status)
 
@@ -71,16 +72,12 @@ def _member_states(status: Node) -> Failures | None:
             continue
         failed = "|".join(sorted(VOCABULARY[GenericStatus.FAILED]))
         collection = jq_path(node.path, optional=False)
-        return Failures(
+        return Failures.guess(
             f'any({collection}[]?; type == "string" and (ascii_downcase | test("^({failed})$")))',
-            Evidence(
-                "degraded",
-                f"a failed value in {show(node.path)}",
-                show(values.path),
-                "states of members by name; a member failed before the workload ended is "
-                "lost or replaced while the others run on",
-                Strength.GUESS,
-            ),
+            f"a failed value in {show(node.path)}",
+            show(values.path),
+            "states of members by name; a member failed before the workload ended is "
+            "lost or replaced while the others run on",
         )
     return None
 
@@ -90,16 +87,12 @@ def replica_failure(conditions: Node) -> Failures:
     could not create or delete, and keeps trying to (Deployment, ReplicaSet, and the
     controllers that copy them, KubeRay's RayCluster)."""
     path = jq_path(conditions.path, optional=False)
-    return Failures(
+    return Failures.guess(
         f'any({path}[]?; .type == "{REPLICA_FAILURE}" and .status == "True")',
-        Evidence(
-            "degraded",
-            f"{REPLICA_FAILURE} True in {show(conditions.path)}",
-            show(conditions.path),
-            "the apps/v1 condition for pods that could not be created or deleted; read "
-            "beside the phase, which speaks for the other states",
-            Strength.GUESS,
-        ),
+        f"{REPLICA_FAILURE} True in {show(conditions.path)}",
+        show(conditions.path),
+        "the apps/v1 condition for pods that could not be created or deleted; read "
+        "beside the phase, which speaks for the other states",
     )
 
 

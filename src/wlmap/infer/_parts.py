@@ -13,7 +13,6 @@ below ``.status`` is read; found by shape and vocabulary, offered as a guess.
 from __future__ import annotations
 
 from wlmap.definitions.status import GenericStatus
-from wlmap.infer._evidence import Evidence, Strength
 from wlmap.infer._failures import Failures
 from wlmap.infer._schema import ITEMS, VALUES, Node, jq_path, show, walk
 from wlmap.infer._vocabulary import VOCABULARY
@@ -36,15 +35,11 @@ def find_parts(status: Node) -> Failures | None:
         if field is None:
             continue
         collection = jq_path(node.path[:-1], optional=False)
-        return Failures(
+        return Failures.guess(
             f'any({collection}[]?; .{field} // "" | test("{_WORDS}"; "i"))',
-            Evidence(
-                "degraded",
-                f"{show(node.path)}.{field} unhealthy or failed",
-                show(node.path),
-                "parts with a status of their own; one unhealthy or failed while the "
-                "workload runs leaves it with less than it should have",
-                Strength.GUESS,
-            ),
+            f"{show(node.path)}.{field} unhealthy or failed",
+            show(node.path),
+            "parts with a status of their own; one unhealthy or failed while the "
+            "workload runs leaves it with less than it should have",
         )
     return None
