@@ -153,13 +153,7 @@ def infer(
     evidence += facts.evidence
     if gang_evidence is not None:
         evidence.append(gang_evidence)
-    document = _document(gvk, root, components, status, suspend, gang, output, lone)
-    if references:
-        structure = document["spec"]["structureDefinition"]
-        document["spec"]["structureDefinition"] = {
-            "references": [r.entry() for r in references],
-            **structure,
-        }
+    document = _document(gvk, root, components, status, suspend, gang, output, lone, references)
     text = render(document, evidence, f"{kind} ({group}/{chosen})")
     return Draft(gvk, document, tuple(evidence), text)
 
@@ -240,6 +234,7 @@ def _document(
     gang: dict[str, Any] | None,
     output: Format,
     lone: Component | None = None,
+    references: Sequence[Reference] = (),
 ) -> dict[str, Any]:
     status_definition: dict[str, Any] = {}
     if status.phase_path:
@@ -266,6 +261,7 @@ def _document(
         )
         components = ()
     structure: dict[str, Any] = {
+        **({"references": [r.entry() for r in references]} if references else {}),
         "rootComponent": root_component,
         "childComponents": [_component(c) for c in components],
     }
