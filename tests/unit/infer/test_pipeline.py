@@ -42,18 +42,23 @@ def test_pipeline_stages_of_a_multi_node_replica_are_its_pods() -> None:
     assert _pods(draft, spec) == 2
 
 
-def test_a_worker_beside_a_leader_runs_the_other_stages() -> None:
-    source = crd(
+def _leader_and_worker(parallelism: dict[str, Any]) -> dict[str, Any]:
+    """A served model's replicas, each a leader pod (``template``) and worker pods."""
+    return crd(
         {
             "type": "object",
             "properties": {
                 "replicas": _INTEGER,
-                "parallelism": _PARALLELISM,
+                "parallelism": parallelism,
                 "template": POD_SPEC,
                 "worker": POD_SPEC,
             },
         }
     )
+
+
+def test_a_worker_beside_a_leader_runs_the_other_stages() -> None:
+    source = _leader_and_worker(_PARALLELISM)
     draft = infer(source)
     valid(draft, source)
     pod = template()["spec"]
@@ -72,17 +77,7 @@ def test_data_parallel_ranks_over_those_on_one_pod_add_pods() -> None:
         "type": "object",
         "properties": {"data": _INTEGER, "dataLocal": _INTEGER, "pipeline": _INTEGER},
     }
-    source = crd(
-        {
-            "type": "object",
-            "properties": {
-                "replicas": _INTEGER,
-                "parallelism": parallelism,
-                "template": POD_SPEC,
-                "worker": POD_SPEC,
-            },
-        }
-    )
+    source = _leader_and_worker(parallelism)
     draft = infer(source)
     valid(draft, source)
     pod = template()["spec"]
