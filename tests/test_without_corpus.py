@@ -4,6 +4,7 @@ and every test that needs the corpus skips, naming the file or folder it lacks."
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,22 @@ def test_corpus_tests_skip_naming_what_is_missing(tmp_path: Path) -> None:
     absent = str(tmp_path / "no-corpus")
     unexplained = [s for s in skips if not (absent in s and "is not available" in s)]
     assert unexplained == []
+
+
+# A path to ../shared written out in a test: `parents[4] / "shared" / "corpus"`,
+# `"shared/corpus/crds"`, `"../shared/traces"` and the like.
+_OWN_PATH = re.compile(r"""/\s*["']shared["']|["'](\.\./)?shared/(corpus|traces)""")
+
+
+def test_tests_reach_the_corpus_and_traces_only_through_their_fixtures() -> None:
+    """A test that finds ../shared by a path of its own fails on a fresh clone instead of
+    skipping with a reason; only tests/corpus.py and tests/traces.py may name the folder."""
+    fixtures = {REPO / "tests" / name for name in ("corpus.py", "traces.py")}
+    own = sorted(
+        f"{path.relative_to(REPO)}:{number}"
+        for path in (REPO / "tests").rglob("*.py")
+        if path not in fixtures and path != Path(__file__).resolve()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _OWN_PATH.search(line.split("#", 1)[0])
+    )
+    assert own == []

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import yaml
 
+from tests.corpus import CORPUS
 from tests.integration.kube import Kube
 from wlmap.operator.devices import GANG_ATTRIBUTES
 
-CORPUS = Path(__file__).parents[2] / ".." / "shared" / "corpus" / "dra-gpu"
-WORKLOAD = CORPUS / "quickstart-v1-gpu-test4-deployment.yaml"
+WORKLOAD = CORPUS / "dra-gpu" / "quickstart-v1-gpu-test4-deployment.yaml"
 RESOURCE = "resource.k8s.io/v1"
 DRIVER = "gpu.nvidia.com"
 CLIQUE = f"{DRIVER}/cliqueId"
