@@ -48,6 +48,31 @@ _CODES: list[tuple[type[WlmapError], int]] = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# The optional dependencies (pyproject's extras) the CLI's commands import, by the top-level
+# module name they are imported as: the extra that brings each in.
+OPTIONAL_MODULES = {
+    "numpy": "placement",
+    "highspy": "placement",
+    "matplotlib": "placement",
+    "ortools": "placement",
+    "cel": "placement",
+    "kopf": "operator",
+    "cryptography": "operator",
+}
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """The line that says which extra to install, when ``exc`` is an optional dependency's
+    absence; ``None`` for any other missing module (a broken installation)."""
+    module = (exc.name or "").partition(".")[0]
+    extra = OPTIONAL_MODULES.get(module)
+    if extra is None:
+        return None
+    return (
+        f"this command needs {module}, one of wlmap's optional dependencies: "
+        f"pip install 'wlmap[{extra}]'"
+    )
+
 
 class Exit(Exception):
     """Leave with a code after the output is written (not an error)."""
@@ -77,6 +102,9 @@ def guarded(command: F) -> F:
         except Exception as exc:
             if os.environ.get("WLMAP_TRACEBACK"):
                 raise
+            if isinstance(exc, ModuleNotFoundError) and (line := missing_extra(exc)):
+                sys.stderr.write(f"error: {line}\n")
+                raise Exit(ERROR) from None
             sys.stderr.write(
                 f"error: unexpected {type(exc).__name__}: {exc} (WLMAP_TRACEBACK=1 shows where)\n"
             )

@@ -5,6 +5,8 @@ that does not change with what else the input holds."""
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ import yaml
 
 from tests.corpus import corpus_object
 from tests.unit.cli.runner import run
-from wlmap.cli._exits import CLUSTER, INVALID_DEFINITION, NO_DEFINITION, OK, UNREADABLE_INPUT
+from wlmap.cli._exits import CLUSTER, ERROR, INVALID_DEFINITION, NO_DEFINITION, OK, UNREADABLE_INPUT
 from wlmap.views.listing import age, human_duration
 
 READERS = [
@@ -213,3 +215,20 @@ def test_a_message_of_several_lines_keeps_its_lines(
     assert lines[0].startswith("error: ") and lines[0].endswith("problem(s) in definition:")
     assert lines[1].startswith("  - broken ")
     assert "\\n" not in err
+
+
+def test_a_command_whose_optional_dependency_is_missing_names_the_extra() -> None:
+    """As after `pip install wlmap` without extras: numpy cannot be imported."""
+    blocked = "import sys; sys.modules['numpy'] = None; from wlmap.cli import run; run()"
+    done = subprocess.run(
+        [sys.executable, "-c", blocked, "simulate", "gangs", "--topology", "n256g8"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == ERROR
+    assert done.stderr == (
+        "error: this command needs numpy, one of wlmap's optional dependencies: "
+        "pip install 'wlmap[placement]'\n"
+    )
