@@ -58,20 +58,42 @@ def _job(name: str) -> dict[str, Any]:
 
 def _fail(kube: Kube, name: str) -> float:
     """Make a node NotReady as a node whose kubelet died: KWOK stops playing it (no more
-    heartbeats), and its Ready condition turns False; the moment it did (monotonic)."""
+    heartbeats), and its Ready condition turns False; the moment it did (monotonic).
+
+    KWOK drops the node only once it has seen the annotation go, and until then it sets
+    Ready back to True; on a loaded machine that takes longer than any fixed sleep. So the
+    condition is set again until it has held for ``_STEADY_SECONDS``.
+    """
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}}
     kube.patch(node, {"metadata": {"annotations": {FAKE_NODE_ANNOTATION: None}}})
-    time.sleep(2)  # KWOK has seen the node leave (else it would set Ready back)
-    current = kube.get("v1", "Node", None, name)
-    assert current is not None
-    conditions = [
-        {**c, "status": "False", "reason": "KubeletNotReady", "message": "kubelet stopped"}
-        if c["type"] == "Ready"
-        else c
-        for c in current["status"]["conditions"]
-    ]
-    kube.set_status(current, {"conditions": conditions})
-    return time.monotonic()
+    time.sleep(2)  # KWOK has most likely seen the node leave
+    deadline = time.monotonic() + 60
+    while True:
+        current = kube.get("v1", "Node", None, name)
+        assert current is not None
+        conditions = [
+            {**c, "status": "False", "reason": "KubeletNotReady", "message": "kubelet stopped"}
+            if c["type"] == "Ready"
+            else c
+            for c in current["status"]["conditions"]
+        ]
+        kube.set_status(current, {"conditions": conditions})
+        failed = time.monotonic()
+        while time.monotonic() - failed < _STEADY_SECONDS and _not_ready(kube, name):
+            time.sleep(0.2)
+        if _not_ready(kube, name):
+            return failed
+        assert time.monotonic() < deadline, f"KWOK kept setting node {name} Ready"
+
+
+_STEADY_SECONDS = 3.0
+
+
+def _not_ready(kube: Kube, name: str) -> bool:
+    node = kube.get("v1", "Node", None, name)
+    assert node is not None
+    ready = [c for c in node["status"]["conditions"] if c["type"] == "Ready"]
+    return bool(ready) and ready[0]["status"] == "False"
 
 
 def _heal(kube: Kube, kwok: KwokCluster, name: str) -> None:
@@ -294,6 +316,7 @@ def test_an_eviction_a_disruption_budget_refuses_is_reported_and_tried_again(
             "the replacements bound once the budget is gone",
             timeout=150,
         )
+        assert faulty not in {p["spec"]["nodeName"] for p in new}
         nodes = kwok_cluster.nodes()
         assert {nodes[p["spec"]["nodeName"]]["metadata"]["labels"][RACK_LABEL] for p in new} == rack
     finally:
