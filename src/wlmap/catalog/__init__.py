@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from wlmap.catalog._index import catalog_file, index
 from wlmap.definitions.registry import Entry, Registry
+from wlmap.definitions.trust import is_trusted, trust
 
 if TYPE_CHECKING:
     from wlmap.definitions.document import Definition
@@ -31,7 +32,7 @@ def parsed_file(name: str) -> tuple[Definition, ...]:
 
     text = catalog_file(name).read_text(encoding="utf-8")
     parsed = tuple(parse_definitions(text, f"catalog/{name}", validate=False))
-    _BUILTIN_IDS.update(id(d) for d in parsed)
+    trust(parsed)
     return parsed
 
 
@@ -43,11 +44,7 @@ def builtin_definitions() -> tuple[Definition, ...]:
 def is_builtin(definition: Definition) -> bool:
     """Whether a definition object is one of the built-in catalog's (the only ones
     evaluated without the untrusted engine's bounds)."""
-    return id(definition) in _BUILTIN_IDS
-
-
-# ids of the catalog's parsed definitions: parsed_file keeps them for the whole process
-_BUILTIN_IDS: set[int] = set()
+    return is_trusted(definition)
 
 
 def builtin_registry() -> Registry:

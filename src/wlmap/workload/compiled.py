@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wlmap import jq
-from wlmap.catalog import is_builtin
 from wlmap.definitions import Definition, Role, expression_sites
 from wlmap.definitions.expressions import component_path
 from wlmap.definitions.structure import ComponentDefinition
+from wlmap.definitions.trust import is_trusted
 from wlmap.errors import ExpressionError
 from wlmap.workload._direct import direct_reader
 
@@ -146,15 +146,15 @@ def compile_definition(
 ) -> CompiledDefinition:
     """Compile every expression of a (validated) definition and index its tree.
 
-    Without an ``engine``, the built-in catalog's definitions use the trusted in-process
-    engine and every other definition the untrusted one, bounded in time, memory and
-    output size (``jq.untrusted_engine``).
+    Without an ``engine``, trusted definitions (the built-in catalog's, see
+    :mod:`wlmap.definitions.trust`) use the in-process engine and every other definition
+    the untrusted one, bounded in time, memory and output size (``jq.untrusted_engine``).
 
     Raises:
         ExpressionError: an expression does not compile (it names where it is).
     """
     if engine is None:
-        engine = jq.default_engine() if is_builtin(definition) else jq.untrusted_engine()
+        engine = jq.default_engine() if is_trusted(definition) else jq.untrusted_engine()
     exprs: dict[str, Expr] = {}
     shares = False
     for site in expression_sites(definition):
