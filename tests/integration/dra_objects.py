@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from tests.integration.kube import Kube
-from wlmap.operator.devices import GANG_ATTRIBUTES
+from wlmap.operator.placing.devices import GANG_ATTRIBUTES
 
 CORPUS = Path(__file__).parents[2] / ".." / "shared" / "corpus" / "dra-gpu"
 WORKLOAD = CORPUS / "quickstart-v1-gpu-test4-deployment.yaml"
