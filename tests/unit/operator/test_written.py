@@ -10,13 +10,13 @@ from typing import Any, cast
 
 from tests.unit.operator.test_cache import fed_cache
 from tests.unit.sources.jobset_family import jobset_family
+from wlmap.operator.core.gate import GATE
 from wlmap.operator.core.settings import POD_LINKS, Settings
 from wlmap.operator.core.written import LINK_MEMORY_SECONDS, Written
 from wlmap.operator.gangs.cache import has_unlinked_pods
 from wlmap.operator.gangs.reconcile import link_pods
 from wlmap.operator.gangs.writes import apply
-from wlmap.operator.placing.gating import GATE
-from wlmap.operator.placing.placement import release
+from wlmap.operator.placing.release import release
 from wlmap.operator.runtime.state import State
 from wlmap.sources.cluster import ApiError, Cluster, Discovery
 from wlmap.sources.cluster.discovery import ApiResource

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from wlmap.operator.core.gate import GATE
 from wlmap.operator.core.settings import POD_LINKS
 from wlmap.operator.deploy.rbac import LABELS, NAME, USERNAME
-from wlmap.operator.placing.gating import GATE
 
 POLICY_FILE = "policy.yaml"
 POLICY = f"{NAME}-pod-links"

@@ -19,9 +19,9 @@ import base64
 from typing import Any
 
 from wlmap.errors import ClusterError
+from wlmap.operator.core.gate import ENABLED, OPT_IN, WEBHOOK_CONFIGURATION
 from wlmap.operator.core.settings import FIELD_MANAGER as NAME  # the operator's name
 from wlmap.operator.deploy.rbac import LABELS, NAMESPACE
-from wlmap.operator.placing.gating import ENABLED, OPT_IN, WEBHOOK_CONFIGURATION
 from wlmap.sources.cluster import ApiError, Cluster
 
 __all__ = [

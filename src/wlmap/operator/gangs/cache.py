@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from wlmap.operator.core.gate import is_gated
 from wlmap.operator.core.settings import Settings
 from wlmap.operator.core.written import Written
 from wlmap.operator.deploy.rbac import INTERMEDIATE_OWNERS
 from wlmap.operator.gangs.gang_cache import GangCache
-from wlmap.operator.placing.gating import is_gated
 from wlmap.sources.cluster import Cluster, Discovery
 from wlmap.sources.cluster.cache import CLAIMS, ClusterCache
 from wlmap.sources.cluster.informer import ChangeListener

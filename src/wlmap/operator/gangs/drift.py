@@ -15,11 +15,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from wlmap.errors import ClusterError
+from wlmap.operator.core.events import ReconcileWanted
 from wlmap.operator.core.reports import log_name
 from wlmap.operator.core.settings import FIELD_MANAGER, GANG_KINDS, WORKLOAD_UID_LABEL
+from wlmap.operator.core.shared import Shared
+from wlmap.operator.core.work import submit
 from wlmap.operator.gangs.cache import OperatorCache
-from wlmap.operator.runtime.state import State
-from wlmap.operator.runtime.steps import reconcile_step, submit
 from wlmap.sources.cluster import ApiError, list_objects
 from wlmap.sources.cluster.informer import ChangeListener
 from wlmap.sources.inventory import controller_reference
@@ -36,7 +37,7 @@ def changed_by_others(obj: Mapping[str, Any]) -> bool:
     return False
 
 
-def gang_handler(state: State) -> Callable[..., Awaitable[None]]:
+def gang_handler(state: Shared) -> Callable[..., Awaitable[None]]:
     """The handler of the target's gang objects."""
 
     async def on_gang(event: Mapping[str, Any], **_: Any) -> None:
@@ -51,7 +52,7 @@ def gang_handler(state: State) -> Callable[..., Awaitable[None]]:
     return on_gang
 
 
-def gang_listener(state: State) -> ChangeListener:
+def gang_listener(state: Shared) -> ChangeListener:
     """What the gang cache tells of its objects' changes: a deletion, or a change by
     another writer, queues the same check as kopf's events do. A deleted object is
     forgotten as written first: its workload's reconciliation must apply it again."""
@@ -72,7 +73,7 @@ def gang_listener(state: State) -> ChangeListener:
     return on_change
 
 
-async def check(state: State, obj: Mapping[str, Any], kind: str | None) -> None:
+async def check(state: Shared, obj: Mapping[str, Any], kind: str | None) -> None:
     """Queue the check of one gang object under its workload's key: ``kind`` None for a
     listing (orphans are deleted), DELETED or a change by another writer."""
     meta = obj.get("metadata") or {}
@@ -90,12 +91,12 @@ async def check(state: State, obj: Mapping[str, Any], kind: str | None) -> None:
             return  # as written: the workload's own event reconciles it
         why = "deleted" if kind == "DELETED" else "changed by another writer"
         log.info("gang object %s, reconciling its workload", why, extra={"group": where})
-        await reconcile_step(state, owner)()
+        await state.events.publish(ReconcileWanted(owner))
 
     await submit(state, str((meta.get("labels") or {}).get(WORKLOAD_UID_LABEL)), step)
 
 
-async def sweep(state: State) -> None:
+async def sweep(state: Shared) -> None:
     """Check every gang object of the target in the served namespaces, as at start (a new
     leader does this: while it followed, orphans were left to the leader; with the gang
     cache, the operator does it at start too). From the gang cache when kept."""
@@ -121,7 +122,7 @@ async def sweep(state: State) -> None:
                     state.spawn(check(state, obj, None))
 
 
-async def _workload_of(state: State, obj: Mapping[str, Any]) -> dict[str, Any] | None:
+async def _workload_of(state: Shared, obj: Mapping[str, Any]) -> dict[str, Any] | None:
     """The workload a gang object belongs to (its controller owner, with the uid of its
     label), or None when that workload is gone."""
     assert state.cluster is not None and state.discovery is not None
@@ -144,7 +145,7 @@ async def _workload_of(state: State, obj: Mapping[str, Any]) -> dict[str, Any] |
     return found if (found.get("metadata") or {}).get("uid") == uid else None
 
 
-async def _delete(state: State, obj: Mapping[str, Any]) -> None:
+async def _delete(state: Shared, obj: Mapping[str, Any]) -> None:
     assert state.cluster is not None and state.discovery is not None
     meta = obj.get("metadata") or {}
     resource = state.discovery.serving(str(obj.get("apiVersion")), str(obj.get("kind")))

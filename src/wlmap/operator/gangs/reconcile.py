@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wlmap.definitions.registry import Entry
+from wlmap.operator.core.gate import is_gated
 from wlmap.operator.core.reports import Refusal
 from wlmap.operator.core.settings import GANG_KINDS, Settings
 from wlmap.operator.core.store import DefinitionStore
@@ -23,7 +24,6 @@ from wlmap.operator.core.written import Written
 from wlmap.operator.gangs.cache import OperatorCache
 from wlmap.operator.gangs.groups import Desired, desired_state
 from wlmap.operator.gangs.writes import apply, delete_unwanted, owned_objects, with_unseen
-from wlmap.operator.placing.gating import is_gated
 from wlmap.sources.cluster import (
     ApiError,
     Cluster,

@@ -22,8 +22,8 @@ from wlmap.operator.placing._claims import (
     narrowed,
     template_claims,
 )
-from wlmap.operator.placing.placement import release
-from wlmap.operator.runtime.state import State
+from wlmap.operator.placing.release import release
+from wlmap.operator.placing.state import PlacingState
 from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.connection import MERGE_PATCH
 
@@ -33,7 +33,7 @@ _RESOURCE = "/apis/resource.k8s.io/v1"
 
 
 async def narrow_and_release(
-    state: State,
+    state: PlacingState,
     allocation: Any,
     gated: Sequence[Mapping[str, Any]],
     claims: Mapping[str, Mapping[str, Any]],
@@ -52,7 +52,7 @@ async def narrow_and_release(
 
 
 async def _narrow(
-    state: State,
+    state: PlacingState,
     pod: Mapping[str, Any],
     claims: Mapping[str, Mapping[str, Any]],
     inventory: Any,

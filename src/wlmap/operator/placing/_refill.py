@@ -16,19 +16,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wlmap.errors import WlmapError
+from wlmap.operator.core.gate import is_gated
 from wlmap.operator.placing._fault_plan import plan_replacement
 from wlmap.operator.placing.capacity import workload_of
-from wlmap.operator.placing.gating import is_gated
-from wlmap.operator.placing.placement import cluster_objects, release
-from wlmap.operator.placing.placement_faults import fault_of, say
-from wlmap.operator.runtime.state import State
+from wlmap.operator.placing.node_faults import fault_of
+from wlmap.operator.placing.placement_faults import say
+from wlmap.operator.placing.release import cluster_objects, release
+from wlmap.operator.placing.state import PlacingState
 from wlmap.placement.topology.workload_gangs import WorkloadGang
 
 __all__ = ["refill"]
 
 
 async def refill(
-    state: State,
+    state: PlacingState,
     obj: Mapping[str, Any],
     request: WorkloadGang,
     members: Sequence[Mapping[str, Any]],

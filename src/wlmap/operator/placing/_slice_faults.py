@@ -35,10 +35,11 @@ from typing import Any
 
 import kopf
 
+from wlmap.operator.core.events import ReconcileWanted
+from wlmap.operator.core.work import retrying, submit
 from wlmap.operator.placing._device_waits import WAKE_DELAY_SECONDS
 from wlmap.operator.placing.placement_faults import evict_gangs, register_node_watch
-from wlmap.operator.runtime.state import State
-from wlmap.operator.runtime.steps import reconcile_step, retrying, submit
+from wlmap.operator.placing.state import PlacingState
 from wlmap.sources.cluster import ApiError
 
 __all__ = [
@@ -100,13 +101,13 @@ def added_devices(slices: Mapping[str, Set[Key]], now: Set[Key] | None) -> froze
     return frozenset(now or ()) - listed
 
 
-def register_fault_watches(registry: kopf.OperatorRegistry, state: State) -> None:
+def register_fault_watches(registry: kopf.OperatorRegistry, state: PlacingState) -> None:
     """Watch what can hit a placed gang: nodes, and the devices of ResourceSlices."""
     register_node_watch(registry, state)
     register_slice_watch(registry, state)
 
 
-def register_slice_watch(registry: kopf.OperatorRegistry, state: State) -> None:
+def register_slice_watch(registry: kopf.OperatorRegistry, state: PlacingState) -> None:
     """Watch ResourceSlices; evict the pods of placed gangs whose devices disappear."""
     slices: dict[str, frozenset[Key]] = {}
     gone: set[Key] = set()  # devices no slice lists, while that lasts
@@ -174,7 +175,7 @@ def _allocated(claim: Mapping[str, Any]) -> list[Key]:
 
 
 def _evict_later(
-    state: State,
+    state: PlacingState,
     removed: frozenset[Key],
     described: str,
     gone: set[Key],
@@ -205,23 +206,28 @@ def _evict_later(
     state.spawn(when_gated() if after_webhook else _retried(state, evict))
 
 
-def _wake(state: State, added: Set[Key]) -> None:
+def _wake(state: PlacingState, added: Set[Key]) -> None:
     """Plan again, shortly and once for a burst of slice events, the gangs waiting for
     devices of the drivers that added some."""
     if state.device_waits.wake({driver for driver, _, _ in added}):
         state.spawn(_plan_woken(state))
 
 
-async def _plan_woken(state: State) -> None:
+async def _plan_woken(state: PlacingState) -> None:
     await asyncio.sleep(WAKE_DELAY_SECONDS)  # the rest of the burst joins
     due = state.device_waits.take_due()
     if due:
         log.info("devices added: planning %d waiting gang(s) again", len(due))
     for uid, obj in due:
-        state.spawn(submit(state, uid, reconcile_step(state, obj)))
+        state.spawn(submit(state, uid, _reconcile(state, obj)))
 
 
-async def _retried(state: State, step: Callable[[], Awaitable[None]]) -> None:
+def _reconcile(state: PlacingState, obj: Mapping[str, Any]) -> Callable[[], Awaitable[None]]:
+    """The step that asks the runtime to reconcile and place a woken gang's workload."""
+    return lambda: state.events.publish(ReconcileWanted(obj))
+
+
+async def _retried(state: PlacingState, step: Callable[[], Awaitable[None]]) -> None:
     await retrying(state, step)
 
 
@@ -240,7 +246,7 @@ def _described(name: str | None, removed: Set[Key], deleted: bool, when: str = "
 
 
 async def _evict_holders(
-    state: State, removed: Set[Key], fault: str, lasting: Callable[[], bool]
+    state: PlacingState, removed: Set[Key], fault: str, lasting: Callable[[], bool]
 ) -> None:
     """Evict, per workload, the pods of opted-in workloads reserving a claim that holds
     one of the ``removed`` devices."""

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from wlmap.operator.placing.node_faults import fault_of, without_faulty
 from wlmap.sources.cluster import Cluster
 from wlmap.sources.cluster.discovery import ApiResource
 from wlmap.sources.cluster.informer import Informer, Informers
@@ -122,7 +123,6 @@ class CapacityCache:
             PlacementInputError: no node, no GPU node, or a level no GPU node has.
             ClusterError: nodes and pods are not listed yet, within ``SYNC_SECONDS``.
         """
-        from wlmap.operator.placing.placement_faults import without_faulty  # noqa: PLC0415
         from wlmap.placement.plan import HeldGpus, Occupancy, read_occupancy  # noqa: PLC0415
         from wlmap.placement.topology import FreeCapacity  # noqa: PLC0415
 
@@ -210,7 +210,6 @@ class CapacityCache:
 
     def _node_key(self, node: Mapping[str, Any]) -> tuple[object, ...]:
         """What of a node the topology depends on (a fault takes it out of plans)."""
-        from wlmap.operator.placing.placement_faults import fault_of  # noqa: PLC0415 - imports placement
 
         labels = (node.get("metadata") or {}).get("labels") or {}
         status = node.get("status") or {}

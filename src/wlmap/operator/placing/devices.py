@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wlmap.errors import WlmapError
+from wlmap.operator.core.gate import is_gated
 from wlmap.operator.placing._claim_narrowing import narrow_and_release
 from wlmap.operator.placing._claims import (
     NARROWED_FROM,
@@ -40,10 +41,9 @@ from wlmap.operator.placing._claims import (
     template_claims,
 )
 from wlmap.operator.placing._device_plan import plan_devices, wanted_drivers
-from wlmap.operator.placing.gating import is_gated
-from wlmap.operator.placing.placement import FINISHED, release
 from wlmap.operator.placing.placement_condition import report
-from wlmap.operator.runtime.state import State
+from wlmap.operator.placing.release import FINISHED, release
+from wlmap.operator.placing.state import PlacingState
 from wlmap.sources.cluster import ApiError
 from wlmap.workload import WorkloadView
 
@@ -62,7 +62,10 @@ CLAIMS_WAIT_SECONDS = 5.0
 
 
 async def place_devices(
-    state: State, obj: Mapping[str, Any], view: WorkloadView, live: Sequence[Mapping[str, Any]]
+    state: PlacingState,
+    obj: Mapping[str, Any],
+    view: WorkloadView,
+    live: Sequence[Mapping[str, Any]],
 ) -> bool | None:
     """Place the workload's gated DRA gang; None when no gated pod names a claim
     template (the domain placement applies), else whether to look again later."""
@@ -145,7 +148,7 @@ async def place_devices(
 
 
 async def _report(
-    state: State,
+    state: PlacingState,
     obj: Mapping[str, Any],
     refill: bool,
     gang: Sequence[str],
@@ -175,7 +178,9 @@ def _in_words(domain: Mapping[str, Any]) -> str:
     return " in the gang's domain " + ", ".join(f"{k}={v}" for k, v in sorted(domain.items()))
 
 
-async def _with_claims(state: State, pods: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+async def _with_claims(
+    state: PlacingState, pods: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
     """The pods, each read again (for up to ``CLAIMS_WAIT_SECONDS``) until the claim
     controller has recorded its claims: it makes them right after the pod, and no event of
     the workload follows."""
@@ -197,7 +202,7 @@ async def _with_claims(state: State, pods: Sequence[Mapping[str, Any]]) -> list[
     return current
 
 
-async def _list(state: State, path: str) -> list[dict[str, Any]]:
+async def _list(state: PlacingState, path: str) -> list[dict[str, Any]]:
     assert state.cluster is not None
     found = await state.cluster.request("GET", path)
     kind = str(found.get("kind", "")).removesuffix("List")

@@ -30,23 +30,14 @@ from typing import Any
 
 import kopf
 
-from wlmap.operator.runtime.state import State
+from wlmap.operator.core.gate import ENABLED, GATE, OPT_IN, is_gated
+from wlmap.operator.core.owners import complete_chain
+from wlmap.operator.placing.state import PlacingState
 
 log = logging.getLogger("wlmap.operator")
-GATE = "wlmap.dev/placement"
-OPT_IN = "wlmap.dev/placement"  # label on a namespace, annotation on a workload
-ENABLED = "enabled"
-DISABLED = "disabled"
-WEBHOOK_CONFIGURATION = "wlmap.dev"
 
 
-def is_gated(pod: Mapping[str, Any]) -> bool:
-    """Whether a pod carries the placement gate."""
-    gates = (pod.get("spec") or {}).get("schedulingGates") or ()
-    return any(isinstance(g, Mapping) and g.get("name") == GATE for g in gates)
-
-
-def opted_in(state: State, workload: Mapping[str, Any]) -> bool:
+def opted_in(state: PlacingState, workload: Mapping[str, Any]) -> bool:
     """Whether placement is on for a workload: the feature is on, its namespace is served,
     and the workload or its namespace says ``enabled`` (the workload's ``disabled`` wins)."""
     meta = workload.get("metadata") or {}
@@ -59,14 +50,12 @@ def opted_in(state: State, workload: Mapping[str, Any]) -> bool:
     return state.namespace_labels.get(str(namespace), {}).get(OPT_IN) == ENABLED
 
 
-async def should_gate(state: State, pod: Mapping[str, Any]) -> bool:
+async def should_gate(state: PlacingState, pod: Mapping[str, Any]) -> bool:
     """Whether a pod being created gets the gate: its top-level workload opted in (its
     pod annotation standing in for the workload while the chain is unknown)."""
     meta = pod.get("metadata") or {}
     if not meta.get("ownerReferences") or is_gated(pod):
         return False
-    from wlmap.operator.gangs.cache import complete_chain  # noqa: PLC0415 - it imports this module
-
     top: Mapping[str, Any] = pod
     if state.cache is not None:
         chain = await complete_chain(state.cache, {"kind": "Pod", "apiVersion": "v1", **pod})
@@ -86,7 +75,7 @@ def _annotations(obj: Mapping[str, Any]) -> dict[str, str]:
     return dict((obj.get("metadata") or {}).get("annotations") or {})
 
 
-def register_webhook(registry: kopf.OperatorRegistry, state: State) -> None:
+def register_webhook(registry: kopf.OperatorRegistry, state: PlacingState) -> None:
     """The mutating webhook that gates the pods of opted-in workloads at creation."""
 
     @kopf.on.mutate(
@@ -105,7 +94,7 @@ def register_webhook(registry: kopf.OperatorRegistry, state: State) -> None:
             patch.spec["schedulingGates"] = [*gates, {"name": GATE}]
 
 
-def webhook_server(state: State, folder: Path | None = None) -> kopf.WebhookServer:
+def webhook_server(state: PlacingState, folder: Path | None = None) -> kopf.WebhookServer:
     """kopf's webhook server on the configured port, with a self-signed certificate for
     the configured host (kopf's own generator needs packages not installed here)."""
     host, port = state.settings.webhook_address

@@ -27,26 +27,28 @@ opted in has its gated pods released untouched.
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wlmap.errors import WlmapError
+from wlmap.operator.core.gate import is_gated
 from wlmap.operator.core.reports import log_name
-from wlmap.operator.placing.gating import GATE, is_gated, opted_in
+from wlmap.operator.placing.devices import place_devices
+from wlmap.operator.placing.gating import opted_in
 from wlmap.operator.placing.placement_condition import forget, report
-from wlmap.operator.runtime.state import State
-from wlmap.sources.cluster import ApiError
-from wlmap.sources.cluster.connection import MERGE_PATCH
+from wlmap.operator.placing.release import FINISHED, release
+from wlmap.operator.placing.state import PlacingState
 from wlmap.workload import WorkloadView
 
 log = logging.getLogger("wlmap.operator")
-FINISHED = frozenset({"Succeeded", "Failed"})
 
 
 async def place(
-    state: State, obj: Mapping[str, Any], view: WorkloadView, pods: Sequence[Mapping[str, Any]]
+    state: PlacingState,
+    obj: Mapping[str, Any],
+    view: WorkloadView,
+    pods: Sequence[Mapping[str, Any]],
 ) -> bool:
     """Place the workload's gated gangs; True when it should be looked at again later (a
     gang does not fit now: other pods finishing can make room)."""
@@ -60,8 +62,6 @@ async def place(
         await release(state, gated, None)
         log.info("placement off: %d pod(s) released", len(gated), extra={"workload": log_name(obj)})
         return False
-    from wlmap.operator.placing.devices import place_devices  # noqa: PLC0415 - it imports this module
-
     by_devices = await place_devices(state, obj, view, live)
     if by_devices is not None:  # a DRA gang: its claims are narrowed, not its domain
         return by_devices
@@ -90,7 +90,8 @@ async def place(
     # replacements of a gang whose other pods are bound join them (see placement_faults)
     refills = [i for i in chosen if any(_bound(p) for p in members[i])]
     if refills:
-        from wlmap.operator.placing._refill import refill  # noqa: PLC0415 - it imports this; numpy
+        # numpy and the policies load with the first refill: the operator runs without them
+        from wlmap.operator.placing._refill import refill  # noqa: PLC0415
 
         again = [await refill(state, obj, requests[i], members[i], pods) for i in refills]
         chosen = [i for i in chosen if i not in refills]
@@ -166,7 +167,7 @@ def _members(
 
 
 async def _plan(
-    state: State, requests: Sequence[Any], members: Sequence[Sequence[Mapping[str, Any]]]
+    state: PlacingState, requests: Sequence[Any], members: Sequence[Sequence[Mapping[str, Any]]]
 ) -> tuple[list[Any], Any, dict[str, str]]:
     """The gangs planned on the cluster as the capacity cache holds it, its topology, and
     each gated pod's node by name. When every gang fits, their gated pods are assumed on
@@ -190,7 +191,7 @@ async def _plan(
 
 
 async def _release_pinned(
-    state: State,
+    state: PlacingState,
     pods: Sequence[Mapping[str, Any]],
     term: Mapping[str, Any],
     nodes: Mapping[str, str],
@@ -209,73 +210,11 @@ async def _release_pinned(
             raise
 
 
-async def cluster_objects(state: State) -> list[dict[str, Any]]:
-    """What plans read: the cluster's nodes and bound pods."""
-    assert state.cluster is not None
-    cluster = state.cluster
-    nodes = await cluster.request("GET", "/api/v1/nodes")
-    bound = await cluster.request(
-        "GET", "/api/v1/pods", params={"fieldSelector": "spec.nodeName!="}
-    )
-    return [
-        *({"apiVersion": "v1", "kind": "Node", **n} for n in nodes.get("items") or ()),
-        *({"apiVersion": "v1", "kind": "Pod", **p} for p in bound.get("items") or ()),
-    ]
-
-
-async def release(
-    state: State, pods: Sequence[Mapping[str, Any]], term: Mapping[str, Any] | None
-) -> None:
-    """Remove the gate from each pod, narrowing its node affinity by ``term`` first; the
-    group link its reconciliation kept for the release is written in the same patch."""
-    assert state.cluster is not None
-    for pod in pods:
-        meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
-        gates = [g for g in spec.get("schedulingGates") or () if g.get("name") != GATE]
-        body: dict[str, Any] = {"spec": {"schedulingGates": gates or None}}
-        link = state.written.deferred(pod)
-        if link is not None:
-            body["metadata"] = {"annotations": {link[0]: link[1]}}
-        if term is not None:
-            affinity = copy.deepcopy(dict(spec.get("affinity") or {}))
-            affinity["nodeAffinity"] = _narrowed(affinity.get("nodeAffinity") or {}, term)
-            body["spec"]["affinity"] = affinity
-        path = f"/api/v1/namespaces/{meta.get('namespace')}/pods/{meta.get('name')}"
-        try:
-            await state.cluster.request("PATCH", path, body=body, content_type=MERGE_PATCH)
-        except ApiError as exc:
-            if exc.code != 404:  # deleted meanwhile
-                raise
-            continue
-        if link is not None:
-            state.written.linked(pod, link[1])
-
-
-def _narrowed(node_affinity: Mapping[str, Any], term: Mapping[str, Any]) -> dict[str, Any]:
-    """The node affinity with ``term`` ANDed into each required term (the only change the
-    API allows to terms a gated pod already has), or as the one term when it has none."""
-    result = copy.deepcopy(dict(node_affinity))
-    required = result.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
-    theirs = list(required.get("nodeSelectorTerms") or ())
-    ours = list(term["matchExpressions"])
-    fields = list(term.get("matchFields") or ())
-    terms = [
-        {
-            **t,
-            "matchExpressions": [*(t.get("matchExpressions") or ()), *ours],
-            **({"matchFields": [*(t.get("matchFields") or ()), *fields]} if fields else {}),
-        }
-        for t in theirs
-    ] or [{"matchExpressions": ours, **({"matchFields": fields} if fields else {})}]
-    result["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
-    return result
-
-
 def _bound(pod: Mapping[str, Any]) -> bool:
     return not is_gated(pod) and bool((pod.get("spec") or {}).get("nodeName"))
 
 
-def _held(state: State, pod: Mapping[str, Any]) -> bool:
+def _held(state: PlacingState, pod: Mapping[str, Any]) -> bool:
     """Whether a pod carries the gate and no plan has released it yet."""
     capacity = state.capacity
     return is_gated(pod) and (capacity is None or not capacity.released(pod))

@@ -16,7 +16,7 @@ from typing import Any
 
 from wlmap.operator.core.conditions import condition
 from wlmap.operator.core.reports import Refusal, log_name, post_event
-from wlmap.operator.runtime.state import State
+from wlmap.operator.placing.state import PlacingState
 from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.connection import MERGE_PATCH
 
@@ -26,12 +26,12 @@ log = logging.getLogger("wlmap.operator")
 CONDITION = "WlmapPlacement"
 
 
-def forget(state: State, obj: Mapping[str, Any]) -> None:
+def forget(state: PlacingState, obj: Mapping[str, Any]) -> None:
     """Nothing is to be said again about the workload (it left placement)."""
     state.placement_said.pop(_uid(obj), None)
 
 
-async def restate(state: State, obj: Mapping[str, Any]) -> None:
+async def restate(state: PlacingState, obj: Mapping[str, Any]) -> None:
     """Write the workload's placement condition again if its status lost it: the
     StatefulSet controller replaces the whole status when its replica counts change."""
     said = state.placement_said.get(_uid(obj))
@@ -41,7 +41,7 @@ async def restate(state: State, obj: Mapping[str, Any]) -> None:
 
 
 async def report(
-    state: State,
+    state: PlacingState,
     obj: Mapping[str, Any],
     holds: bool,
     reason: str,
@@ -83,7 +83,9 @@ async def report(
         state.placement_said[uid] = (holds, reason, message, False)
 
 
-async def _write_condition(state: State, path: str, holds: bool, reason: str, message: str) -> str:
+async def _write_condition(
+    state: PlacingState, path: str, holds: bool, reason: str, message: str
+) -> str:
     """Write the condition at the workload's current version: ``written``, ``said`` (it
     says so already), ``gone`` or ``no status`` (no status subresource: the Event alone
     says it). A conflict (its controller wrote status meanwhile, as a Deployment's does

@@ -24,66 +24,29 @@ from typing import Any
 import kopf
 
 from wlmap.errors import ClusterError
+from wlmap.operator.core.owners import complete_chain
 from wlmap.operator.core.reports import log_name
-from wlmap.operator.gangs.cache import complete_chain
+from wlmap.operator.core.work import is_mapped, retrying
 from wlmap.operator.placing.gating import opted_in
+from wlmap.operator.placing.node_faults import fault_of
 from wlmap.operator.placing.placement_condition import report
-from wlmap.operator.runtime.state import State
-from wlmap.operator.runtime.steps import is_mapped, retrying
+from wlmap.operator.placing.state import PlacingState
 from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.owners import OwnerLookup
 
 __all__ = [
-    "GPU_CONDITION",
-    "GPU_TAINT",
     "evict_gangs",
-    "fault_of",
     "register_node_watch",
     "say",
-    "without_faulty",
 ]
 
 log = logging.getLogger("wlmap.operator")
-GPU_TAINT = "wlmap.dev/gpu-unhealthy"
-GPU_CONDITION = "GPUUnhealthy"
-_TAINTS = {
-    "node.kubernetes.io/unreachable": "Unreachable",
-    "node.kubernetes.io/not-ready": "NotReady",
-    GPU_TAINT: "GPUUnhealthy",
-}
 RETRY_FIRST_SECONDS = 2.0
 RETRY_LAST_SECONDS = 30.0
 CONFLICT_TRIES = 5
 
 
-def fault_of(node: Mapping[str, Any]) -> str | None:
-    """What is wrong with a node (``NotReady``, ``Unreachable``, ``GPUUnhealthy``), or None."""
-    status = node.get("status") or {}
-    for found in status.get("conditions") or ():
-        kind, value = found.get("type"), found.get("status")
-        if kind == "Ready" and value != "True":
-            return "NotReady" if value == "False" else "Unreachable"
-        if kind == GPU_CONDITION and value == "True":
-            return "GPUUnhealthy"
-    for taint in (node.get("spec") or {}).get("taints") or ():
-        said = _TAINTS.get(str(taint.get("key")))
-        if said is not None:
-            return said
-    return None
-
-
-def without_faulty(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """``objects`` with each faulty node marked unschedulable, so that a plan leaves it
-    out as it leaves out a cordoned one."""
-    return [
-        {**o, "spec": {**(o.get("spec") or {}), "unschedulable": True}}
-        if o.get("kind") == "Node" and fault_of(o) is not None
-        else o
-        for o in objects
-    ]
-
-
-def register_node_watch(registry: kopf.OperatorRegistry, state: State) -> None:
+def register_node_watch(registry: kopf.OperatorRegistry, state: PlacingState) -> None:
     """Watch nodes; evict the placed pods of one that turns faulty. A follower keeps the
     faulty nodes it saw, and acts on them when it takes the lease over: a node that failed
     while no replica wrote sends no further event."""
@@ -121,12 +84,14 @@ def register_node_watch(registry: kopf.OperatorRegistry, state: State) -> None:
     state.takeover.append(on_takeover)
 
 
-async def _retried(state: State, step: Callable[[], Awaitable[None]]) -> None:
+async def _retried(state: PlacingState, step: Callable[[], Awaitable[None]]) -> None:
     """Run a step with the operator's retries (the server's failures, with backoff)."""
     await retrying(state, step)
 
 
-async def _evict_node(state: State, faulty: Mapping[str, str], node: str, reason: str) -> None:
+async def _evict_node(
+    state: PlacingState, faulty: Mapping[str, str], node: str, reason: str
+) -> None:
     """Evict the GPU pods of opted-in workloads bound to ``node``, per workload."""
     from wlmap.placement.plan import pod_gpus  # noqa: PLC0415 - numpy, with placement on
 
@@ -153,7 +118,7 @@ async def _evict_node(state: State, faulty: Mapping[str, str], node: str, reason
 
 
 async def evict_gangs(
-    state: State,
+    state: PlacingState,
     pods: list[dict[str, Any]],
     fault: str,
     reason: str,
@@ -173,7 +138,7 @@ async def evict_gangs(
 
 
 async def _evict_pods(
-    state: State,
+    state: PlacingState,
     fault: str,
     said: str,
     lasting: Callable[[], bool],
@@ -231,7 +196,7 @@ async def _evict_pods(
 
 
 async def say(
-    state: State, workload: Mapping[str, Any], holds: bool, reason: str, message: str
+    state: PlacingState, workload: Mapping[str, Any], holds: bool, reason: str, message: str
 ) -> None:
     """Set the workload's condition and post the Event (read again after a conflict: the workload's controller writes its status as
     its pods go); a failure to say it is logged, and does not stop the evictions."""
@@ -248,7 +213,7 @@ async def say(
             return
 
 
-async def _evict(state: State, pod: Mapping[str, Any]) -> None:
+async def _evict(state: PlacingState, pod: Mapping[str, Any]) -> None:
     """One eviction through the API (``policy/v1`` Eviction), which checks the budgets."""
     assert state.cluster is not None
     meta = pod.get("metadata") or {}
@@ -262,7 +227,7 @@ async def _evict(state: State, pod: Mapping[str, Any]) -> None:
     await state.cluster.request("POST", path, body=body)
 
 
-async def _workload_of_pod(state: State, pod: Mapping[str, Any]) -> dict[str, Any] | None:
+async def _workload_of_pod(state: PlacingState, pod: Mapping[str, Any]) -> dict[str, Any] | None:
     """The top-level mapped workload owning a pod, as the handlers find it; read from the
     cluster when the cache has not seen an owner yet (at start, a fault found before the
     workloads' watches list them)."""

@@ -19,32 +19,27 @@ import kopf
 from wlmap.definitions.validation import validate_definition
 from wlmap.errors import DefinitionError
 from wlmap.operator.core.conditions import definition_status
+from wlmap.operator.core.gate import OPT_IN, WEBHOOK_CONFIGURATION, is_gated
+from wlmap.operator.core.owners import complete_chain
 from wlmap.operator.core.scope import GANG_LABEL
 from wlmap.operator.core.settings import GANG_KINDS, WORKLOAD_UID_LABEL
+from wlmap.operator.core.work import is_mapped, retrying, submit
 from wlmap.operator.deploy.webhooks import inject_ca
-from wlmap.operator.gangs.cache import complete_chain, has_unlinked_pods, operator_cache
+from wlmap.operator.gangs.cache import has_unlinked_pods, operator_cache
 from wlmap.operator.gangs.drift import gang_handler, gang_listener, sweep
 from wlmap.operator.placing._slice_faults import register_fault_watches
 from wlmap.operator.placing.capacity import CapacityCache
-from wlmap.operator.placing.gating import (
-    OPT_IN,
-    WEBHOOK_CONFIGURATION,
-    is_gated,
-    register_webhook,
-    webhook_server,
-)
-from wlmap.operator.placing.placement import release
+from wlmap.operator.placing.gating import register_webhook, webhook_server
+from wlmap.operator.placing.release import release
 from wlmap.operator.runtime.leader import LeaderElection, lease_name
 from wlmap.operator.runtime.login import login
 from wlmap.operator.runtime.state import State
 from wlmap.operator.runtime.steps import (
+    answer_events,
     forget_workload,
-    is_mapped,
     owned_by_mapped,
     reconcile_step,
     requeue,
-    retrying,
-    submit,
 )
 from wlmap.sources.cluster import ApiError, Cluster, discover, list_objects, origin_of, parse_stored
 from wlmap.sources.cluster.connection import MERGE_PATCH
@@ -58,6 +53,7 @@ NOT_TOP_LEVEL_KINDS = frozenset({("", "Pod"), ("apps", "ReplicaSet")})
 def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str, str]]) -> None:
     """Register every handler: definitions, the workload kinds, and pods."""
     state.kinds = set(kinds)
+    answer_events(state)
 
     @kopf.on.login(registry=registry)
     def on_login(**kwargs: Any) -> kopf.ConnectionInfo | None:

@@ -1,6 +1,6 @@
 """Running the work of one workload: queued, retried, reported.
 
-Errors are sorted in one place (:func:`retrying`): the server's failures are retried with
+Errors are sorted in one place (:func:`wlmap.operator.core.work.retrying`): the server's failures are retried with
 backoff, then queued again later; a definition that cannot describe an object is logged
 and left. What a reconciliation refused is told to the user once (:func:`reconcile_step`).
 """
@@ -12,25 +12,36 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
-from wlmap.errors import ClusterError, WlmapError, WorkloadNotFoundError
+from wlmap.errors import ClusterError
+from wlmap.operator.core.events import ReconcileWanted
+from wlmap.operator.core.gate import is_gated
 from wlmap.operator.core.reports import log_name, post_event, set_degraded
+from wlmap.operator.core.work import is_mapped, submit
 from wlmap.operator.gangs.reconcile import Interpreted, Outcome, forget, reconcile
-from wlmap.operator.placing.gating import is_gated
 from wlmap.operator.placing.placement import place
 from wlmap.operator.placing.placement_condition import restate
 from wlmap.operator.runtime.state import State
-from wlmap.sources.cluster import ApiError, list_objects
+from wlmap.sources.cluster import list_objects
 from wlmap.sources.inventory import controller_reference
 
 log = logging.getLogger("wlmap.operator")
-RETRIES = 6
-RETRY_LATER_SECONDS = 30.0
 # A workload waiting for an object it references is looked at again after these delays,
 # doubling from the first to the last and staying there (the operator may not watch the
 # referenced kind: its RBAC grants only get on it).
 WAIT_FIRST_SECONDS = 5.0
 WAIT_LAST_SECONDS = 300.0
 PLACE_AGAIN_SECONDS = 30.0
+
+
+def answer_events(state: State) -> None:
+    """Answer the rooms' events: gang sync and the placement controller ask for a
+    workload's reconciliation (a gang object changed by another writer, devices added for
+    a waiting gang), and the reconcile step runs it in the asking step."""
+
+    async def reconcile_wanted(event: ReconcileWanted) -> None:
+        await reconcile_step(state, event.workload)()
+
+    state.events.subscribe(ReconcileWanted, reconcile_wanted)
 
 
 def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitable[None]]:
@@ -189,61 +200,3 @@ async def requeue(
 def owned_by_mapped(state: State, obj: Mapping[str, Any]) -> bool:
     owner = controller_reference(obj)
     return owner is not None and is_mapped(state, owner)
-
-
-def is_mapped(state: State, obj: Mapping[str, Any]) -> bool:
-    """Whether a definition covers an object (or the object an owner reference names)."""
-    return state.store.registry.find(str(obj.get("apiVersion")), str(obj.get("kind"))) is not None
-
-
-async def submit(state: State, key: str, step: Callable[[], Awaitable[Any]]) -> None:
-    """Queue a step for one workload; a step the server kept failing is queued again
-    after ``RETRY_LATER_SECONDS`` (nothing else would bring the workload back). A replica
-    that does not hold the Lease skips it: the leader does the work (and a new leader
-    reconciles everything)."""
-
-    async def attempt() -> None:
-        if not state.writes:
-            return
-        if await retrying(state, step):
-            return
-        state.spawn(_later(state, key, step))
-
-    await state.queue.submit(key, attempt)
-
-
-async def _later(state: State, key: str, step: Callable[[], Awaitable[Any]]) -> None:
-    await asyncio.sleep(RETRY_LATER_SECONDS)
-    await submit(state, key, step)
-
-
-async def retrying(state: State, step: Callable[[], Awaitable[Any]]) -> bool:
-    """Run a step, retrying the server's failures with backoff. The one place errors are
-    sorted: True when done or not worth retrying (logged), False to retry later."""
-    delay = 0.5
-    for attempt in range(1, RETRIES + 1):
-        try:
-            await step()
-            state.reconciled += 1
-            return True
-        except WorkloadNotFoundError:
-            return True  # deleted meanwhile: its DELETED event follows
-        except ApiError as exc:
-            if exc.code in (400, 403, 404, 422):
-                state.failures += 1
-                log.error("request refused: %s", exc)
-                return True
-            if attempt == RETRIES:
-                log.warning("request failed, retrying later: %s", exc)
-                return False
-        except ClusterError as exc:
-            if attempt == RETRIES:
-                log.warning("cluster unavailable, retrying later: %s", exc)
-                return False
-        except WlmapError as exc:
-            state.failures += 1
-            log.error("cannot interpret: %s", exc)
-            return True
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 8.0)
-    return False
