@@ -45,7 +45,7 @@ schema: $(STAMP)
 	$(BIN)/python -m wlmap.definitions.schema deploy/crds
 
 deploy-manifests: schema
-	$(BIN)/python -m wlmap.operator.rbac deploy/operator
+	$(BIN)/python -m wlmap.operator.deploy deploy/operator
 
 # The operator image's dependencies, pinned with their hashes for every platform (the
 # Containerfile installs them with --require-hashes); run after changing the dependencies.

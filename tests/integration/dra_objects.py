@@ -12,7 +12,7 @@ import yaml
 
 from tests.corpus import CORPUS
 from tests.integration.kube import Kube
-from wlmap.operator.devices import GANG_ATTRIBUTES
+from wlmap.operator.placing.devices import GANG_ATTRIBUTES
 
 WORKLOAD = CORPUS / "dra-gpu" / "quickstart-v1-gpu-test4-deployment.yaml"
 RESOURCE = "resource.k8s.io/v1"

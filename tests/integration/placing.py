@@ -11,8 +11,8 @@ from tests.integration.fakenodes import BLOCK_LABEL, HOST_LABEL, RACK_LABEL, Kwo
 from tests.integration.kube import Kube, wait_for
 from tests.integration.operator_process import OperatorProcess, placement_operator
 from tests.integration.serviceaccount import apply_all, kubeconfig, token
-from wlmap.operator import rbac
-from wlmap.operator.admission import policy_manifests
+from wlmap.operator.deploy import rbac
+from wlmap.operator.deploy.admission import policy_manifests
 
 GATE = "wlmap.dev/placement"
 OPT_IN = "wlmap.dev/placement"

@@ -12,7 +12,7 @@ import yaml
 
 from tests.integration.kube import Kube
 from tests.integration.testcluster import TestCluster
-from wlmap.operator.rbac import NAME, NAMESPACE
+from wlmap.operator.deploy.rbac import NAME, NAMESPACE
 
 APPLY = "application/apply-patch+yaml"
 

@@ -33,7 +33,7 @@ from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods
 from tests.integration.operator_process import OperatorProcess, refused_lines
 from tests.integration.placing import start_as_service_account
-from wlmap.operator.devices import NARROWED_FROM
+from wlmap.operator.placing.devices import NARROWED_FROM
 from wlmap.placement.dra import DeviceState, PodClaims, aligned, first_fit_gang, read_dra
 
 

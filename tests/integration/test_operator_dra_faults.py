@@ -31,9 +31,9 @@ from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods
 from tests.integration.operator_process import OperatorProcess, refused_lines
 from tests.integration.placing import events, gated, restart_leading, start_as_service_account
-from wlmap.operator._slice_faults import DEVICE_FAULT
-from wlmap.operator.devices import NARROWED_FROM
-from wlmap.operator.steps import PLACE_AGAIN_SECONDS
+from wlmap.operator.placing._slice_faults import DEVICE_FAULT
+from wlmap.operator.placing.devices import NARROWED_FROM
+from wlmap.operator.runtime.steps import PLACE_AGAIN_SECONDS
 
 # LAYOUT's clique-b holds exactly the gang's 4 GPUs; ROOMY adds a fifth GPU to it
 ROOMY = (*LAYOUT, ("clique-b", 1))

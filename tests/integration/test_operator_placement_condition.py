@@ -15,9 +15,9 @@ import pytest
 
 from tests.integration.kube import Kube
 from tests.integration.testcluster import TestCluster
-from wlmap.operator.placement_condition import CONDITION, report
-from wlmap.operator.settings import Settings
-from wlmap.operator.state import State
+from wlmap.operator.core.settings import Settings
+from wlmap.operator.placing.placement_condition import CONDITION, report
+from wlmap.operator.runtime.state import State
 from wlmap.sources.cluster import Cluster, discover
 
 

@@ -26,7 +26,7 @@ from tests.integration.placing import (
     restart_leading,
     start_as_service_account,
 )
-from wlmap.operator.placement_faults import GPU_TAINT
+from wlmap.operator.placing.node_faults import GPU_TAINT
 
 REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 PODS, GPUS = 6, 4  # two pods to an 8-GPU node: a node's fault takes more than one

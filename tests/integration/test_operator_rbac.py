@@ -21,8 +21,8 @@ from tests.integration.load import min_member
 from tests.integration.operator_process import OperatorProcess, refused_lines
 from tests.integration.serviceaccount import apply_all, kubeconfig, token
 from tests.integration.testcluster import TestCluster
-from wlmap.operator import rbac
-from wlmap.operator.admission import DENIED, policy_manifests
+from wlmap.operator.deploy import rbac
+from wlmap.operator.deploy.admission import DENIED, policy_manifests
 
 REPO = Path(__file__).resolve().parents[2]
 DEFINITION_CRDS = sorted((REPO / "deploy" / "crds").glob("*.yaml"))

@@ -24,8 +24,8 @@ from tests.integration.operator_process import OperatorProcess
 from tests.integration.placing import gated
 from tests.integration.test_operator_placement import _job, _placed
 from tests.integration.testcluster import free_port
-from wlmap.operator import rbac
-from wlmap.operator.webhooks import service_host, webhook_manifests
+from wlmap.operator.deploy import rbac
+from wlmap.operator.deploy.webhooks import service_host, webhook_manifests
 
 OPT_IN = "wlmap.dev/placement"
 ADMISSION = "admissionregistration.k8s.io/v1"

@@ -2,6 +2,6 @@
 (KAI PodGroups, Volcano PodGroups, upstream Workload/PodGroups) for every mapped workload.
 Run it with ``python -m wlmap.operator`` or ``wlmap-operator``."""
 
-from wlmap.operator.settings import SYNC_TARGETS, Settings
+from wlmap.operator.core.settings import SYNC_TARGETS, Settings
 
 __all__ = ["SYNC_TARGETS", "Settings"]

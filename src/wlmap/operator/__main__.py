@@ -12,10 +12,10 @@ import click
 import kopf
 
 from wlmap.errors import WlmapError
-from wlmap.operator.handlers import NOT_TOP_LEVEL_KINDS, register
-from wlmap.operator.scope import NEVER_SERVED_KINDS
-from wlmap.operator.settings import SYNC_TARGETS, Settings, parse_kinds
-from wlmap.operator.state import State
+from wlmap.operator.core.scope import NEVER_SERVED_KINDS
+from wlmap.operator.core.settings import SYNC_TARGETS, Settings, parse_kinds
+from wlmap.operator.runtime.handlers import NOT_TOP_LEVEL_KINDS, register
+from wlmap.operator.runtime.state import State
 from wlmap.sources.cluster import Cluster, discover, read_stored
 
 

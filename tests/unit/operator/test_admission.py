@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wlmap.operator import admission, rbac
+from wlmap.operator.deploy import admission, rbac
 from wlmap.schedulers import kai, volcano
 
 

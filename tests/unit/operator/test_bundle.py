@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from wlmap.operator import rbac
-from wlmap.operator.admission import policy_manifests
-from wlmap.operator.bundle import main
+from wlmap.operator.deploy import rbac
+from wlmap.operator.deploy.admission import policy_manifests
+from wlmap.operator.deploy.bundle import main
 
 BASE = Path(__file__).resolve().parents[3] / "deploy" / "operator"
 

@@ -11,9 +11,9 @@ import pytest
 from tests.unit.sources.jobset_family import Family, jobset_family
 from wlmap.catalog import builtin_registry
 from wlmap.errors import WorkloadNotFoundError
-from wlmap.operator.cache import has_unlinked_pods
-from wlmap.operator.groups import desired_state
-from wlmap.operator.settings import Settings
+from wlmap.operator.core.settings import Settings
+from wlmap.operator.gangs.cache import has_unlinked_pods
+from wlmap.operator.gangs.groups import desired_state
 from wlmap.sources.cluster import Cluster, Discovery
 from wlmap.sources.cluster.cache import ClusterCache
 from wlmap.sources.workloads import WorkloadReader

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from wlmap.operator.capacity import CapacityCache
+from wlmap.operator.placing.capacity import CapacityCache
 from wlmap.placement.plan import plan_gangs, read_occupancy
 from wlmap.placement.topology.registry import make_gang_policy
 from wlmap.placement.topology.workload_gangs import Intent, WorkloadGang

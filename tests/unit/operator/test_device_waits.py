@@ -14,9 +14,9 @@ from tests.unit.placement.dra._cluster import (
     gpu,
     node_slice,
 )
-from wlmap.operator._device_plan import wanted_drivers
-from wlmap.operator._device_waits import DeviceWaits
-from wlmap.operator._slice_faults import added_devices, slice_devices
+from wlmap.operator.placing._device_plan import wanted_drivers
+from wlmap.operator.placing._device_waits import DeviceWaits
+from wlmap.operator.placing._slice_faults import added_devices, slice_devices
 from wlmap.placement.dra import read_dra
 
 NIC = "nic.example.com"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from wlmap.operator import rbac
-from wlmap.operator._claims import NARROWED_FROM, PLANNED, held, narrowed
-from wlmap.operator.devices import template_claims
+from wlmap.operator.deploy import rbac
+from wlmap.operator.placing._claims import NARROWED_FROM, PLANNED, held, narrowed
+from wlmap.operator.placing.devices import template_claims
 
 DRA = "resource.k8s.io"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import Any
 
-from wlmap.operator.drift import changed_by_others, gang_listener
-from wlmap.operator.settings import WORKLOAD_UID_LABEL, Settings
-from wlmap.operator.state import State
+from wlmap.operator.core.settings import WORKLOAD_UID_LABEL, Settings
+from wlmap.operator.gangs.drift import changed_by_others, gang_listener
+from wlmap.operator.runtime.state import State
 from wlmap.sources.cluster import Discovery
 from wlmap.sources.cluster.discovery import ApiResource
 

@@ -10,10 +10,10 @@ import copy
 import json
 from typing import Any, cast
 
-from wlmap.operator.gang_cache import GangCache
-from wlmap.operator.settings import WORKLOAD_UID_LABEL, Settings
-from wlmap.operator.writes import apply, delete_unwanted, owned_objects, with_unseen
-from wlmap.operator.written import Written
+from wlmap.operator.core.settings import WORKLOAD_UID_LABEL, Settings
+from wlmap.operator.core.written import Written
+from wlmap.operator.gangs.gang_cache import GangCache
+from wlmap.operator.gangs.writes import apply, delete_unwanted, owned_objects, with_unseen
 from wlmap.sources.cluster import ApiError, Cluster, Discovery
 from wlmap.sources.cluster.discovery import ApiResource
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from wlmap.operator.leader import lease_name
-from wlmap.operator.settings import Settings
+from wlmap.operator.core.settings import Settings
+from wlmap.operator.runtime.leader import lease_name
 
 
 def test_replicas_serving_the_same_scope_share_a_lease_and_others_do_not() -> None:

@@ -12,12 +12,13 @@ import pytest
 from click.testing import CliRunner
 from cryptography import x509
 
-from wlmap.operator import rbac
 from wlmap.operator.__main__ import main
-from wlmap.operator.gating import GATE, is_gated, opted_in, self_signed, webhook_server
-from wlmap.operator.placement import _narrowed
-from wlmap.operator.settings import Settings
-from wlmap.operator.state import State
+from wlmap.operator.core.gate import GATE, is_gated
+from wlmap.operator.core.settings import Settings
+from wlmap.operator.deploy import rbac
+from wlmap.operator.placing.gating import opted_in, self_signed, webhook_server
+from wlmap.operator.placing.release import _narrowed
+from wlmap.operator.runtime.state import State
 
 LEVELS = "topology.test/block,topology.test/rack,kubernetes.io/hostname"
 RACK = {"key": "topology.test/rack", "operator": "In", "values": ["b0-r1"]}

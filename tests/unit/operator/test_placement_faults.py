@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from wlmap.operator import rbac
-from wlmap.operator._fault_plan import plan_replacement
-from wlmap.operator.capacity import workload_of
-from wlmap.operator.placement_faults import GPU_CONDITION, GPU_TAINT, fault_of, without_faulty
+from wlmap.operator.deploy import rbac
+from wlmap.operator.placing._fault_plan import plan_replacement
+from wlmap.operator.placing.capacity import workload_of
+from wlmap.operator.placing.node_faults import GPU_CONDITION, GPU_TAINT, fault_of, without_faulty
 from wlmap.placement.plan import read_occupancy
 from wlmap.placement.topology.workload_gangs import Intent, WorkloadGang
 

@@ -10,9 +10,9 @@ import yaml
 
 from tests.corpus import CORPUS, missing
 from wlmap.catalog import builtin_registry
-from wlmap.operator import rbac
-from wlmap.operator.bundle import main, render
-from wlmap.operator.settings import parse_kinds
+from wlmap.operator.core.settings import parse_kinds
+from wlmap.operator.deploy import rbac
+from wlmap.operator.deploy.bundle import main, render
 
 COMMITTED = Path(__file__).resolve().parents[3] / "deploy" / "operator"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from wlmap.catalog import builtin_registry
 from wlmap.definitions import Definition
-from wlmap.operator.read_keys import ReadKeys, reads_status
+from wlmap.operator.runtime.read_keys import ReadKeys, reads_status
 
 
 def _job() -> dict[str, Any]:

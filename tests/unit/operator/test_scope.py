@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.corpus import corpus_object
-from wlmap.operator.settings import Settings
+from wlmap.operator.core.settings import Settings
 
 
 def _in(namespace: str, obj: dict[str, Any], **labels: str) -> dict[str, Any]:

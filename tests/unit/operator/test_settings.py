@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from wlmap.operator.__main__ import main
-from wlmap.operator.settings import Settings
+from wlmap.operator.core.settings import Settings
 
 
 @pytest.mark.parametrize(

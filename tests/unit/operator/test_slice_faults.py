@@ -15,9 +15,9 @@ from tests.unit.placement.dra._cluster import (
     gpu,
     node_slice,
 )
-from wlmap.operator._claims import gang_domain
-from wlmap.operator._slice_faults import gone_devices, slice_devices, unlisted_devices
-from wlmap.operator.devices import plan_devices
+from wlmap.operator.placing._claims import gang_domain
+from wlmap.operator.placing._slice_faults import gone_devices, slice_devices, unlisted_devices
+from wlmap.operator.placing.devices import plan_devices
 from wlmap.placement.dra import read_dra
 
 

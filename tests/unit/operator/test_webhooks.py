@@ -8,9 +8,9 @@ from typing import Any
 
 import yaml
 
-from wlmap.operator.bundle import main
-from wlmap.operator.settings import Settings
-from wlmap.operator.webhooks import HANDLER_PATH, service_host
+from wlmap.operator.core.settings import Settings
+from wlmap.operator.deploy.bundle import main
+from wlmap.operator.deploy.webhooks import HANDLER_PATH, service_host
 
 BASE = Path(__file__).resolve().parents[3] / "deploy" / "operator"
 

@@ -10,14 +10,14 @@ from typing import Any, cast
 
 from tests.unit.operator.test_cache import fed_cache
 from tests.unit.sources.jobset_family import jobset_family
-from wlmap.operator.cache import has_unlinked_pods
-from wlmap.operator.gating import GATE
-from wlmap.operator.placement import release
-from wlmap.operator.reconcile import link_pods
-from wlmap.operator.settings import POD_LINKS, Settings
-from wlmap.operator.state import State
-from wlmap.operator.writes import apply
-from wlmap.operator.written import LINK_MEMORY_SECONDS, Written
+from wlmap.operator.core.gate import GATE
+from wlmap.operator.core.settings import POD_LINKS, Settings
+from wlmap.operator.core.written import LINK_MEMORY_SECONDS, Written
+from wlmap.operator.gangs.cache import has_unlinked_pods
+from wlmap.operator.gangs.reconcile import link_pods
+from wlmap.operator.gangs.writes import apply
+from wlmap.operator.placing.release import release
+from wlmap.operator.runtime.state import State
 from wlmap.sources.cluster import ApiError, Cluster, Discovery
 from wlmap.sources.cluster.discovery import ApiResource
 

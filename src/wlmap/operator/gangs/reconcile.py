@@ -1,0 +1,229 @@
+"""Bringing the cluster to the desired state of one workload, idempotently.
+
+Group objects are written with server-side apply under one field manager (so a repeated
+or concurrent apply never conflicts and never creates a second object: names are derived
+from the workload's kind, name and uid), stale groups of the workload are deleted, and pods
+get the link annotation their scheduler reads. Every step can be repeated after a crash or
+restart. A workload whose gang inputs failed to evaluate gets nothing written or deleted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from wlmap.definitions.registry import Entry
+from wlmap.operator.core.gate import is_gated
+from wlmap.operator.core.reports import Refusal
+from wlmap.operator.core.settings import GANG_KINDS, Settings
+from wlmap.operator.core.store import DefinitionStore
+from wlmap.operator.core.written import Written
+from wlmap.operator.gangs.cache import OperatorCache
+from wlmap.operator.gangs.groups import Desired, desired_state
+from wlmap.operator.gangs.writes import apply, delete_unwanted, owned_objects, with_unseen
+from wlmap.sources.cluster import (
+    ApiError,
+    Cluster,
+    Discovery,
+    Scope,
+    Snapshot,
+    read_snapshot,
+)
+from wlmap.sources.cluster.cache import ClusterCache
+from wlmap.sources.cluster.connection import MERGE_PATCH
+from wlmap.sources.workloads import WorkloadReader
+from wlmap.workload import WorkloadView
+
+log = logging.getLogger("wlmap.operator")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one reconciliation did, and what it refused to do.
+
+    Attributes:
+        origin: the definition that described the workload.
+        evaluation_failure: why the gang inputs cannot be trusted (nothing was written),
+            or None when the workload evaluated cleanly.
+        refusals: what to tell the user (evaluation failures, names taken, refusals).
+        waiting_for: references the workload names whose objects do not exist yet (a
+            TrainJob created before its runtime): nothing else announces their arrival,
+            so the caller looks again later.
+    """
+
+    applied: int
+    deleted: int
+    pods_linked: int
+    origin: str = ""
+    evaluation_failure: str | None = None
+    refusals: tuple[Refusal, ...] = ()
+    waiting_for: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Interpreted:
+    """A workload's view (it evaluated cleanly) and its pods, as one reconciliation read."""
+
+    view: WorkloadView
+    pods: tuple[dict[str, Any], ...]
+
+
+async def reconcile(
+    cluster: Cluster,
+    discovery: Discovery,
+    store: DefinitionStore,
+    settings: Settings,
+    obj: Mapping[str, Any],
+    cache: ClusterCache | None = None,
+    seen: list[Interpreted] | None = None,
+    written: Written | None = None,
+) -> Outcome | None:
+    """Apply the gang objects of one workload; None when no definition covers it or it is
+    gone. Its pods, claims and owners come from ``cache`` when given, else from the server;
+    so do its gang objects when the cache keeps them.
+    The view of a workload that evaluated cleanly, and its pods, are appended to ``seen``
+    before anything is written (the placement controller plans from them even when the
+    writes fail). With ``written``, what an earlier reconciliation wrote and the cluster's
+    copies already show, or do not show yet, is not written again. Raises ClusterError
+    (retried by the caller) when the server fails."""
+    entry = store.registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
+    resource = discovery.serving(str(obj.get("apiVersion", "")), str(obj.get("kind")))
+    if entry is None or resource is None:
+        return None
+    meta = obj.get("metadata") or {}
+    snapshot: Snapshot
+    if cache is not None:
+        snapshot = await cache.read(obj, store.registry, discovery)
+    else:
+        scope = Scope((resource,), meta.get("namespace"), name=str(meta.get("name")))
+        snapshot = await read_snapshot(cluster, discovery, store.registry, scope)
+    current = snapshot.manifests[0].obj
+    if (current.get("metadata") or {}).get("uid") != meta.get("uid"):
+        return None  # replaced by a new object of the same name: its own event follows
+    reader = WorkloadReader(store.registry, snapshot.manifests, pods_listed=snapshot.pods_listed)
+    pods = reader.inventory.pods_of(current)
+    # in a thread: a slow (even hostile) definition must not stall the other workloads
+    view, desired = await asyncio.to_thread(_interpreted, settings, reader, entry, current)
+    if desired is None:
+        # a gang from failed inputs has the wrong minimum: keep what is there, write nothing
+        failure = f"definition {entry.origin}: " + "; ".join(view.gang_issues)
+        refusal = Refusal("EvaluationFailed", f"gang objects not written: {failure}")
+        waiting = view.missing_references
+        return Outcome(0, 0, 0, entry.origin, failure, (refusal,), waiting)
+    if seen is not None:
+        seen.append(Interpreted(view, tuple(pods or ())))
+    uid = str(meta.get("uid"))
+    kinds = {(str(o["apiVersion"]), str(o["kind"])) for o in desired.objects}
+    gangs = cache.gangs if isinstance(cache, OperatorCache) else None
+    owned = await owned_objects(
+        cluster, discovery, kinds | _target_kinds(settings), meta.get("namespace"), uid, gangs
+    )
+    applied, refusals, refused_names = 0, list[Refusal](), set[str]()
+    for item in desired.objects:
+        refused = await apply(cluster, discovery, item, owned, written)
+        if refused is None:
+            applied += 1
+        else:
+            refusals.append(refused)
+            refused_names.add(item["metadata"]["name"])
+    if gangs is not None and written is not None:  # the cache may not show the last apply
+        owned = with_unseen(owned, written, uid)
+    deleted = await delete_unwanted(cluster, discovery, owned, desired.objects, written)
+    links = {pod: g for pod, g in desired.pod_groups.items() if g not in refused_names}
+    linked = await link_pods(cluster, discovery, settings, pods or [], links, written)
+    return Outcome(applied, deleted, linked, entry.origin, None, tuple(refusals))
+
+
+def _interpreted(
+    settings: Settings, reader: WorkloadReader, entry: Entry, current: Mapping[str, Any]
+) -> tuple[WorkloadView, Desired | None]:
+    """Interpret a workload and work out its gang objects, None when the gang's inputs
+    failed (gangs are read lazily, so both run off the event loop). What the definition
+    could not read is logged as a warning for the workload; a definition that exceeds its
+    evaluation limits is one of these."""
+    # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
+    view = reader.view(entry, current, unknown_without_pods=True)
+    if view.warnings:
+        meta = current.get("metadata") or {}
+        log.warning(
+            "definition %s cannot read all of %s %s/%s: %s",
+            entry.origin,
+            current.get("kind"),
+            meta.get("namespace"),
+            meta.get("name"),
+            "; ".join(view.warnings),
+        )
+    if view.gang_issues:
+        return view, None
+    return view, desired_state(settings, view, current)
+
+
+async def forget(
+    cluster: Cluster,
+    discovery: Discovery,
+    settings: Settings,
+    obj: Mapping[str, Any],
+    written: Written | None = None,
+) -> int:
+    """Delete the gang objects of a deleted workload (the garbage collector does the same
+    through owner references on clusters that run it). Listed, not read from the gang
+    cache: this runs once per workload, and a listing never lags the last apply."""
+    meta = obj.get("metadata") or {}
+    kinds = _target_kinds(settings)
+    owned = await owned_objects(
+        cluster, discovery, kinds, meta.get("namespace"), str(meta.get("uid"))
+    )
+    return await delete_unwanted(cluster, discovery, owned, [], written)
+
+
+def _target_kinds(settings: Settings) -> set[tuple[str, str]]:
+    return set(GANG_KINDS[settings.target])
+
+
+async def link_pods(
+    cluster: Cluster,
+    discovery: Discovery,
+    settings: Settings,
+    pods: list[dict[str, Any]],
+    groups: Mapping[str, str],
+    written: Written | None = None,
+) -> int:
+    """Patch each pod's group link annotation where its copy lacks it; with ``written``,
+    not again while the copy lags a link already written, and not for a gated pod: its
+    release writes the link (see ``placement.release``). The number patched."""
+    annotation = settings.pod_link
+    resource = discovery.find("", "Pod")
+    if annotation is None or resource is None:
+        return 0
+    linked = 0
+    for pod in pods:
+        meta = pod.get("metadata") or {}
+        group = groups.get(str(meta.get("name")))
+        if group is None:
+            continue
+        if written is not None:
+            if not written.needs_link(pod, annotation, group):
+                continue
+            if is_gated(pod):  # linked by the patch that releases it
+                written.defer(pod, annotation, group)
+                continue
+        elif (meta.get("annotations") or {}).get(annotation) == group:
+            continue
+        patch = {"metadata": {"annotations": {annotation: group}}}
+        try:
+            await cluster.request(
+                "PATCH",
+                resource.path(meta.get("namespace"), meta["name"]),
+                body=patch,
+                content_type=MERGE_PATCH,
+            )
+            linked += 1
+            if written is not None:
+                written.linked(pod, group)
+        except ApiError as exc:
+            if exc.code != 404:
+                raise
+    return linked
