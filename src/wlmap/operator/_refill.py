@@ -22,7 +22,7 @@ from wlmap.operator.gating import is_gated
 from wlmap.operator.placement import cluster_objects, release
 from wlmap.operator.placement_faults import fault_of, say
 from wlmap.operator.state import State
-from wlmap.placement.topology.workload_gangs import WorkloadGang
+from wlmap.placement.feed import WorkloadGang
 
 __all__ = ["refill"]
 

@@ -17,8 +17,7 @@ from tests.traces import trace_path
 from tests.unit.cli.runner import run
 from tests.unit.placement.topology.first_fit import FirstFit
 from wlmap.cli._exits import UNREADABLE_INPUT, USAGE
-from wlmap.placement.topology.objective import make_wlmap_gang_policy
-from wlmap.placement.topology.registry import GANG_POLICIES
+from wlmap.placement.gangs import GANG_POLICIES, make_wlmap_gang_policy
 
 RACK_NODES = (
     Path(__file__).resolve().parents[1] / "placement" / "topology" / "data" / "rack_nodes.yaml"

@@ -17,7 +17,7 @@ from tests.unit.placement.dra._cluster import (
 from wlmap.operator._device_plan import wanted_drivers
 from wlmap.operator._device_waits import DeviceWaits
 from wlmap.operator._slice_faults import added_devices, slice_devices
-from wlmap.placement.dra import read_dra
+from wlmap.placement.devices import read_dra
 
 NIC = "nic.example.com"
 

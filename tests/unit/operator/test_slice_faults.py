@@ -18,7 +18,7 @@ from tests.unit.placement.dra._cluster import (
 from wlmap.operator._claims import gang_domain
 from wlmap.operator._slice_faults import gone_devices, slice_devices, unlisted_devices
 from wlmap.operator.devices import plan_devices
-from wlmap.placement.dra import read_dra
+from wlmap.placement.devices import read_dra
 
 
 def test_a_device_no_slice_lists_any_more_is_gone() -> None:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wlmap.placement.dra import DeviceState, read_dra
-from wlmap.placement.dra.scenario import CLIQUE, DRIVER, GPU_CLASS, PCIE_ROOT
+from wlmap.placement.devices import CLIQUE, DRIVER, GPU_CLASS, PCIE_ROOT, DeviceState, read_dra
 
 # The constants and the GPU DeviceClass are the scenario's, so tests and benchmark agree.
 __all__ = [

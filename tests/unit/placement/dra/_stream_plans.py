@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from wlmap.placement.dra import planner
-from wlmap.placement.dra.scenario import PCIE_ROOT, gang_stream, prefilled_state
+from wlmap.placement.devices import PCIE_ROOT, gang_stream, prefilled_state
+from wlmap.placement.devices import gang_planner as planner
 
 Plans = list[list[tuple[str, str, tuple[tuple[str, str, str], ...]]] | None]
 

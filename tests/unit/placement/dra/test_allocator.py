@@ -9,7 +9,7 @@ import pytest
 
 from tests.unit.placement.dra._cluster import GPU_CLASS, PCIE_ROOT, gpu, node_slice, state_of
 from wlmap.errors import PlacementInputError
-from wlmap.placement.dra import DeviceState, PodClaims, allocate_pod, read_dra
+from wlmap.placement.devices import DeviceState, PodClaims, allocate_pod, read_dra
 
 
 def claim(requests: list[dict[str, Any]], constraints: list[dict[str, Any]] | None = None) -> Any:

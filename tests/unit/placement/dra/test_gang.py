@@ -13,7 +13,7 @@ from tests.unit.placement.dra._cluster import (
     four_gpu_node,
     state_of,
 )
-from wlmap.placement.dra import (
+from wlmap.placement.devices import (
     DeviceState,
     GangAllocation,
     GangPlanner,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.unit.placement.dra._stream_plans import stream_plans
-from wlmap.placement.dra import planner
+from wlmap.placement.devices import gang_planner as planner
 
 
 class _Forget(dict[Any, Any]):

@@ -14,11 +14,14 @@ from tests.unit.placement.dra._cluster import (
     four_gpu_node,
 )
 from wlmap.errors import PlacementInputError
-from wlmap.placement.dra import DeviceState, GangPlanner, PodClaims, read_dra
-from wlmap.placement.dra.claims import read_claim
-from wlmap.placement.dra.narrowing import (
+from wlmap.placement.devices import (
+    DeviceState,
+    GangPlanner,
+    PodClaims,
     identifying_attributes,
     narrowed_claim_spec,
+    read_claim,
+    read_dra,
     selector_for,
 )
 

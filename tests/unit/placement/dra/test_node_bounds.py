@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.placement.dra._stream_plans import stream_plans
-from wlmap.placement.dra import planner
-from wlmap.placement.dra._node_bounds import _finest
+from wlmap.placement.devices import gang_planner as planner
+from wlmap.placement.devices._node_bounds import _finest
 
 
 @pytest.mark.parametrize("fill", [0.3, 0.6, 0.9])

@@ -12,8 +12,8 @@ from tests.corpus import corpus_path
 from tests.unit.placement.dra._cluster import GPU_CLASS, four_gpu_node
 from wlmap.catalog import builtin_registry
 from wlmap.errors import PlacementInputError
-from wlmap.placement.dra import DeviceState, GangPlanner, PodClaims, Request, read_dra
-from wlmap.placement.dra.workload_claims import workload_claims
+from wlmap.placement.devices import DeviceState, GangPlanner, PodClaims, Request, read_dra
+from wlmap.placement.feed import workload_claims
 from wlmap.sources.manifests import Manifest, read_manifests
 from wlmap.sources.workloads import WorkloadReader
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement
+from wlmap.placement.gangs import FreeCapacity, Gang, GangPlacement
 
 
 class FirstFit:

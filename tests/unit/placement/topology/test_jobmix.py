@@ -11,8 +11,7 @@ import pytest
 
 from tests.traces import trace_path
 from wlmap.errors import PlacementInputError
-from wlmap.placement.topology.jobmix import JobMix, synthetic_jobs, tiresias_durations
-from wlmap.placement.topology.scenarios import gb200, tiresias
+from wlmap.placement.gangs import JobMix, gb200, synthetic_jobs, tiresias, tiresias_durations
 
 
 def test_sizes_are_philly_with_a_tail_that_halves_per_doubling() -> None:

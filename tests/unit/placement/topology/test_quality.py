@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import (
+from wlmap.placement.gangs import (
     Gang,
     GangPlacement,
     TierWeights,
@@ -14,6 +13,7 @@ from wlmap.placement.topology import (
     default_weights,
     measure,
 )
+from wlmap.placement.nodes import Node
 
 
 def _topology() -> Topology:

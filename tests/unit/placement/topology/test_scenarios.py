@@ -10,13 +10,14 @@ import pytest
 
 from tests.traces import trace_path
 from wlmap.errors import PlacementInputError
-from wlmap.placement.topology import GangPlacement, measure
-from wlmap.placement.topology.gang import Gang
-from wlmap.placement.topology.scenarios import (
+from wlmap.placement.gangs import (
     N256G8,
+    Gang,
+    GangPlacement,
     gb200,
     kueue_tas,
     lingjun,
+    measure,
     node_list,
     tiresias,
     tiresias_spec,

@@ -8,16 +8,26 @@ from collections.abc import Callable
 import pytest
 
 from tests.unit.placement.topology.first_fit import FirstFit
-from wlmap.placement.model import Node
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement, build_topology
-from wlmap.placement.topology.jobmix import Job, JobMix, synthetic_jobs
-from wlmap.placement.topology.policy import GangPolicy
-from wlmap.placement.topology.quality import default_weights
-from wlmap.placement.topology.registry import make_gang_policy
-from wlmap.placement.topology.report import run_row, summarise
-from wlmap.placement.topology.scenarios import Scenario, gb200
-from wlmap.placement.topology.simulator import InvalidPlacementError, simulate_gangs
-from wlmap.placement.topology.validity import placement_problems
+from wlmap.placement.gangs import (
+    FreeCapacity,
+    Gang,
+    GangPlacement,
+    GangPolicy,
+    InvalidPlacementError,
+    Job,
+    JobMix,
+    Scenario,
+    build_topology,
+    default_weights,
+    gb200,
+    make_gang_policy,
+    placement_problems,
+    run_row,
+    simulate_gangs,
+    summarise,
+    synthetic_jobs,
+)
+from wlmap.placement.nodes import Node
 
 
 def two_racks() -> Scenario:

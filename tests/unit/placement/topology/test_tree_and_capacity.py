@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from tests.traces import trace_path
-from wlmap.placement.model import Node
-from wlmap.placement.topology import FreeCapacity, TopologyError, build_topology
+from wlmap.placement.gangs import FreeCapacity, TopologyError, build_topology
+from wlmap.placement.nodes import Node
 
 
 def _node(name: str, gpus: int = 8, **labels: str) -> Node:

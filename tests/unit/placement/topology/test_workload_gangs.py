@@ -17,13 +17,8 @@ from tests.corpus import corpus_path
 from wlmap.catalog import builtin_registry
 from wlmap.definitions.gang import Topology as PodGroupTopology
 from wlmap.errors import PlacementInputError
-from wlmap.placement.topology.scenarios import kueue_tas, node_list, tiresias
-from wlmap.placement.topology.workload_gangs import (
-    INTENT_GROUP,
-    WorkloadGang,
-    gang_requests,
-    to_gang,
-)
+from wlmap.placement.feed import INTENT_GROUP, WorkloadGang, gang_requests, to_gang
+from wlmap.placement.gangs import kueue_tas, node_list, tiresias
 from wlmap.sources.manifests import Manifest
 from wlmap.sources.workloads import WorkloadReader
 from wlmap.workload import GangGroup, WorkloadView

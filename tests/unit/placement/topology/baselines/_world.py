@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement, Topology, build_topology
+from wlmap.placement.gangs import FreeCapacity, Gang, GangPlacement, Topology, build_topology
+from wlmap.placement.nodes import Node
 
 
 def cluster(spec: Mapping[str, Mapping[str, Sequence[int]]]) -> Topology:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.placement.topology.baselines._world import busy, by_name, cluster
-from wlmap.placement.topology import FreeCapacity, Gang
-from wlmap.placement.topology.baselines import BASELINES
+from wlmap.placement.gangs import BASELINES, FreeCapacity, Gang
 
 
 def _capacity() -> FreeCapacity:

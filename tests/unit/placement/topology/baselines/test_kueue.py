@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.placement.topology.baselines._world import busy, by_name, cluster
-from wlmap.placement.topology import FreeCapacity, Gang
-from wlmap.placement.topology.baselines import BASELINES
+from wlmap.placement.gangs import BASELINES, FreeCapacity, Gang
 
 RACK, NODE = 1, 2
 

@@ -15,9 +15,8 @@ import random
 import pytest
 
 from tests.unit.placement.topology.baselines._world import busy, problems
-from wlmap.placement.model import Node
-from wlmap.placement.topology import FreeCapacity, Gang, Topology, apply, build_topology
-from wlmap.placement.topology.baselines import BASELINES
+from wlmap.placement.gangs import BASELINES, FreeCapacity, Gang, Topology, apply, build_topology
+from wlmap.placement.nodes import Node
 
 _STATES = 120
 

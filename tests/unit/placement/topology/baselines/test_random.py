@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.placement.topology.baselines._world import busy, by_name, cluster
-from wlmap.placement.topology import Gang
-from wlmap.placement.topology.baselines import BASELINES
+from wlmap.placement.gangs import BASELINES, Gang
 
 
 def test_only_the_domain_that_can_hold_the_gang_is_drawn() -> None:

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement, build_topology
+from wlmap.placement.gangs import FreeCapacity, Gang, GangPlacement, build_topology
+from wlmap.placement.nodes import Node
 
 
 def tiny_cluster(rng: np.random.Generator, racks: int = 2, nodes: int = 2) -> FreeCapacity:

@@ -11,8 +11,7 @@ from tests.unit.placement.topology.exact.brute_force import (
     tiny_cluster,
     valid,
 )
-from wlmap.placement.topology import Gang, TierWeights, default_weights, measure
-from wlmap.placement.topology.exact import optimal_placement
+from wlmap.placement.gangs import Gang, TierWeights, default_weights, measure, optimal_placement
 
 
 @pytest.mark.parametrize(

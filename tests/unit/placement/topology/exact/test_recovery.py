@@ -12,12 +12,20 @@ from tests.unit.placement.topology.exact.brute_force import (
     tiny_cluster,
 )
 from tests.unit.placement.topology.faults._cluster import fail, running
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement, default_weights, measure
-from wlmap.placement.topology.exact import optimal_recovery, pods_moved
-from wlmap.placement.topology.faults import WlmapReplacement
-from wlmap.placement.topology.faults.verify import constraint_problems
-from wlmap.placement.topology.policy import apply, release
-from wlmap.placement.topology.registry import make_gang_policy
+from wlmap.placement.gangs import (
+    FreeCapacity,
+    Gang,
+    GangPlacement,
+    WlmapReplacement,
+    apply,
+    constraint_problems,
+    default_weights,
+    make_gang_policy,
+    measure,
+    optimal_recovery,
+    pods_moved,
+    release,
+)
 
 WEIGHTS = default_weights(2)
 

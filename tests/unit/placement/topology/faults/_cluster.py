@@ -6,9 +6,8 @@ Levels: 0 = block, 1 = rack, 2 = node.
 
 from __future__ import annotations
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement, Topology, build_topology
-from wlmap.placement.topology.policy import apply
+from wlmap.placement.gangs import FreeCapacity, Gang, GangPlacement, Topology, apply, build_topology
+from wlmap.placement.nodes import Node
 
 RACKS = (
     ("b1", "r1"),

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wlmap.placement.topology.capacity import FreeCapacity
-from wlmap.placement.topology.gang import Gang, GangPlacement
-from wlmap.placement.topology.tree import Topology
+from wlmap.placement.gangs import FreeCapacity, Gang, GangPlacement, Topology
 
 __all__ = ["TopologyFirstFit"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wlmap.placement.topology import FreeCapacity, Gang
+from wlmap.placement.gangs import FreeCapacity, Gang
 
 from ._cluster import cluster
 from ._firstfit import TopologyFirstFit

@@ -6,9 +6,8 @@ import statistics
 
 import pytest
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import build_topology
-from wlmap.placement.topology.faults import FaultModel, draw_faults, expected_faults
+from wlmap.placement.gangs import FaultModel, build_topology, draw_faults, expected_faults
+from wlmap.placement.nodes import Node
 
 DAY = 86_400.0
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement
-from wlmap.placement.topology.faults import (
+from wlmap.placement.gangs import (
     FaultModel,
+    FreeCapacity,
+    Gang,
+    GangPlacement,
+    GangPolicy,
+    JobMix,
     KaiStaleGangEviction,
     KueueHotSwap,
     Reaction,
@@ -16,13 +20,13 @@ from wlmap.placement.topology.faults import (
     SparePoolSwap,
     WlmapReplacement,
     draw_faults,
+    gb200,
+    make_gang_policy,
+    paired_recoveries,
+    synthetic_jobs,
 )
-from wlmap.placement.topology.faults.paired import paired_recoveries
-from wlmap.placement.topology.faults.reference import Decision, summarise
-from wlmap.placement.topology.jobmix import JobMix, synthetic_jobs
-from wlmap.placement.topology.policy import GangPolicy
-from wlmap.placement.topology.registry import make_gang_policy
-from wlmap.placement.topology.scenarios import gb200
+from wlmap.placement.gangs import ReferenceDecision as Decision
+from wlmap.placement.gangs import summarise_references as summarise
 
 from ._firstfit import TopologyFirstFit
 

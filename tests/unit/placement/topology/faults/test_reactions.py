@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement, default_weights
-from wlmap.placement.topology.exact import optimal_recovery
-from wlmap.placement.topology.faults import (
+from wlmap.placement.gangs import (
+    FreeCapacity,
+    Gang,
+    GangPlacement,
     KaiStaleGangEviction,
     KueueHotSwap,
     RestartFromScratch,
@@ -12,8 +13,10 @@ from wlmap.placement.topology.faults import (
     SparePoolSwap,
     WlmapReplacement,
     constraint_problems,
+    default_weights,
+    make_gang_policy,
+    optimal_recovery,
 )
-from wlmap.placement.topology.registry import make_gang_policy
 
 from ._cluster import fail, running
 from ._firstfit import TopologyFirstFit

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from wlmap.placement.topology import Gang
-from wlmap.placement.topology.faults import (
+from wlmap.placement.gangs import (
     Fault,
     FaultModel,
+    Gang,
+    Job,
+    JobMix,
     KaiStaleGangEviction,
     KueueHotSwap,
     Reaction,
@@ -17,10 +19,10 @@ from wlmap.placement.topology.faults import (
     SparePoolSwap,
     WlmapReplacement,
     draw_faults,
+    gb200,
     simulate_recovery,
+    synthetic_jobs,
 )
-from wlmap.placement.topology.jobmix import Job, JobMix, synthetic_jobs
-from wlmap.placement.topology.scenarios import gb200
 
 from ._cluster import cluster
 from ._firstfit import TopologyFirstFit

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from wlmap.placement.topology import FreeCapacity, Gang, GangPlacement
-from wlmap.placement.topology.faults import accounting_problems, constraint_problems
+from wlmap.placement.gangs import (
+    FreeCapacity,
+    Gang,
+    GangPlacement,
+    accounting_problems,
+    constraint_problems,
+)
 
 from ._cluster import cluster, running
 

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 from tests.unit.placement.topology.exact.brute_force import random_gang, tiny_cluster
-from wlmap.placement.topology.objective import default_objective, parse_objective
-from wlmap.placement.topology.objective._candidates import build, candidate_split
-from wlmap.placement.topology.objective._choice import select
-from wlmap.placement.topology.objective._domains import DomainIndex, gang_room
-from wlmap.placement.topology.objective._model import Objective
-from wlmap.placement.topology.objective._scoring import finest_scored, finest_table, scored
-from wlmap.placement.topology.objective._table import choose
-from wlmap.placement.topology.objective._terms import resolve
+from wlmap.placement.gangs import default_objective, parse_objective
+from wlmap.placement.gangs.objective._candidates import build, candidate_split
+from wlmap.placement.gangs.objective._choice import select
+from wlmap.placement.gangs.objective._domains import DomainIndex, gang_room
+from wlmap.placement.gangs.objective._objective import Objective
+from wlmap.placement.gangs.objective._scoring import finest_scored, finest_table, scored
+from wlmap.placement.gangs.objective._table import choose
+from wlmap.placement.gangs.objective._terms import resolve
 
 WEIGHTED = """
 kind: GangObjective

@@ -8,12 +8,7 @@ import pytest
 
 from wlmap.cli._exits import INVALID_DEFINITION, code_for
 from wlmap.errors import Problem
-from wlmap.placement.topology.objective import (
-    ObjectiveError,
-    default_objective,
-    load_objective,
-    parse_objective,
-)
+from wlmap.placement.gangs import ObjectiveError, default_objective, load_objective, parse_objective
 
 EXAMPLE = Path(__file__).parents[5] / "docs" / "examples" / "gang-objective-weights.yaml"
 

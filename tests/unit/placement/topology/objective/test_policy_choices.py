@@ -12,15 +12,18 @@ from pathlib import Path
 import pytest
 
 from tests.unit.placement.topology.objective.test_objective_file import EXAMPLE
-from wlmap.placement.model import Node
-from wlmap.placement.topology import FreeCapacity, Gang, GangPolicy, build_topology
-from wlmap.placement.topology.objective import (
+from wlmap.placement.gangs import (
+    FreeCapacity,
+    Gang,
+    GangPolicy,
     ObjectiveError,
+    build_topology,
     default_objective,
     load_objective,
     make_wlmap_gang_policy,
     parse_objective,
 )
+from wlmap.placement.nodes import Node
 
 
 def cluster(racks: dict[str, list[int]]) -> FreeCapacity:

@@ -13,8 +13,7 @@ from tests.unit.placement.topology.exact.brute_force import (
     tiny_cluster,
     valid,
 )
-from wlmap.placement.topology import apply
-from wlmap.placement.topology.objective import default_objective, make_wlmap_gang_policy
+from wlmap.placement.gangs import apply, default_objective, make_wlmap_gang_policy
 
 
 def test_placements_keep_required_levels_and_slices_and_exist_whenever_one_does() -> None:

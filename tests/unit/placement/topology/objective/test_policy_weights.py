@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from tests.unit.placement.topology.objective.test_policy_choices import COST_CASE, cluster
-from wlmap.placement.topology import Gang
-from wlmap.placement.topology.objective import make_wlmap_gang_policy, parse_objective
-from wlmap.placement.topology.quality import TierWeights
-from wlmap.placement.topology.registry import make_gang_policy
+from wlmap.placement.gangs import (
+    Gang,
+    TierWeights,
+    make_gang_policy,
+    make_wlmap_gang_policy,
+    parse_objective,
+)
 
 # A scenario that prices a pair 2 inside a rack and 20 inside a block.
 SCENARIO = TierWeights(across=72.0, levels=(20.0, 2.0))

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from tests.unit.placement.topology.exact.brute_force import random_gang, tiny_cluster
-from wlmap.placement.topology.objective import parse_objective
-from wlmap.placement.topology.objective._candidates import build, candidate_domains
-from wlmap.placement.topology.objective._domains import DomainIndex, gang_room
-from wlmap.placement.topology.objective._scoring import finest_scored, scored
-from wlmap.placement.topology.objective._terms import resolve
+from wlmap.placement.gangs import parse_objective
+from wlmap.placement.gangs.objective._candidates import build, candidate_domains
+from wlmap.placement.gangs.objective._domains import DomainIndex, gang_room
+from wlmap.placement.gangs.objective._scoring import finest_scored, scored
+from wlmap.placement.gangs.objective._terms import resolve
 
 EVERY_TERM = """
 kind: GangObjective
