@@ -2,14 +2,14 @@
 
 - :mod:`.node`: a node's capacity, GPU model, labels and taints;
 - :mod:`.kube_nodes`: nodes from a Kubernetes node list (``kubectl get nodes -o yaml``);
-- :mod:`.csv_rows`: the CSV reading the trace and job-mix readers share.
+- :mod:`.csv_files`: the CSV reading the trace and job-mix readers share.
 
 The packing, gangs and devices engines stand on this package and never on each other.
 """
 
 from __future__ import annotations
 
-from wlmap.placement.nodes.csv_rows import csv_rows
+from wlmap.placement.nodes.csv_files import csv_rows
 from wlmap.placement.nodes.kube_nodes import (
     GPU_RESOURCE,
     PRODUCT_LABEL,
