@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.unit.placement.dra._cluster import (
+from tests.unit.placement.devices._cluster import (
     DRIVER,
     GPU_CLASS,
     claim_template,

@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from tests.unit.placement.topology.baselines._world import busy, problems
+from tests.unit.placement.gangs.baselines._world import busy, problems
 from wlmap.placement.gangs import BASELINES, FreeCapacity, Gang, Topology, apply, build_topology
 from wlmap.placement.nodes import Node
 

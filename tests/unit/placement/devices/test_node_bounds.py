@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.placement.dra._stream_plans import stream_plans
+from tests.unit.placement.devices._stream_plans import stream_plans
 from wlmap.placement.devices import gang_planner as planner
 from wlmap.placement.devices._node_bounds import _finest
 

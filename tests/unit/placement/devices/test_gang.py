@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tests.unit.placement.dra._cluster import (
+from tests.unit.placement.devices._cluster import (
     CLIQUE,
     PCIE_ROOT,
     claim_template,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.placement.dra._cluster import (
+from tests.unit.placement.devices._cluster import (
     GPU_CLASS,
     PCIE_ROOT,
     claim_template,

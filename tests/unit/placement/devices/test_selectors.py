@@ -7,7 +7,7 @@ import cel
 import pytest
 
 from tests.corpus import corpus_docs
-from tests.unit.placement.dra._cluster import four_gpu_node
+from tests.unit.placement.devices._cluster import four_gpu_node
 from wlmap.errors import PlacementInputError
 from wlmap.placement.devices import Device, SelectorEngine, read_dra
 from wlmap.placement.devices.selectors import __name__ as selectors_module

@@ -3,7 +3,7 @@ keeps. Each cluster is small enough to see the answer by hand."""
 
 from __future__ import annotations
 
-from tests.unit.placement.dra._cluster import PCIE_ROOT, claim_template, four_gpu_node, state_of
+from tests.unit.placement.devices._cluster import PCIE_ROOT, claim_template, four_gpu_node, state_of
 from wlmap.placement.devices import PodClaims, allocate_pod, kept_constraints, read_dra, why_not
 
 A100 = "device.attributes['gpu.nvidia.com'].productName == 'NVIDIA A100-SXM4-80GB'"

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.unit.placement.topology.exact.brute_force import (
+from tests.unit.placement.gangs.exact.brute_force import (
     placements,
     random_gang,
     tiny_cluster,
 )
-from tests.unit.placement.topology.faults._cluster import fail, running
+from tests.unit.placement.gangs.faults._cluster import fail, running
 from wlmap.placement.gangs import (
     FreeCapacity,
     Gang,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.unit.placement.topology.exact.brute_force import (
+from tests.unit.placement.gangs.exact.brute_force import (
     placements,
     random_gang,
     tiny_cluster,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.unit.placement.topology.exact.brute_force import random_gang, tiny_cluster
+from tests.unit.placement.gangs.exact.brute_force import random_gang, tiny_cluster
 from wlmap.placement.gangs import parse_objective
 from wlmap.placement.gangs.objective._candidates import build, candidate_domains
 from wlmap.placement.gangs.objective._domains import DomainIndex, gang_room

@@ -6,7 +6,7 @@ written as the free GPUs of its nodes.
 
 from __future__ import annotations
 
-from tests.unit.placement.topology.objective.test_policy_choices import cluster, racks_of
+from tests.unit.placement.gangs.objective.test_policy_choices import cluster, racks_of
 from wlmap.placement.gangs import Gang, apply, make_wlmap_gang_policy, parse_objective
 
 SLOTS_FIRST = """

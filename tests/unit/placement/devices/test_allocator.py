@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.placement.dra._cluster import GPU_CLASS, PCIE_ROOT, gpu, node_slice, state_of
+from tests.unit.placement.devices._cluster import GPU_CLASS, PCIE_ROOT, gpu, node_slice, state_of
 from wlmap.errors import PlacementInputError
 from wlmap.placement.devices import DeviceState, PodClaims, allocate_pod, read_dra
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.unit.placement.topology.first_fit import FirstFit
+from tests.unit.placement.gangs.first_fit import FirstFit
 from wlmap.placement.gangs import (
     FreeCapacity,
     Gang,

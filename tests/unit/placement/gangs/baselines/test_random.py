@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.placement.topology.baselines._world import busy, by_name, cluster
+from tests.unit.placement.gangs.baselines._world import busy, by_name, cluster
 from wlmap.placement.gangs import BASELINES, Gang
 
 

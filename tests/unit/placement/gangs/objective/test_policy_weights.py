@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.placement.topology.objective.test_policy_choices import COST_CASE, cluster
+from tests.unit.placement.gangs.objective.test_policy_choices import COST_CASE, cluster
 from wlmap.placement.gangs import (
     Gang,
     TierWeights,

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from tests.corpus import corpus_path
-from tests.unit.placement.dra._cluster import GPU_CLASS, four_gpu_node
+from tests.unit.placement.devices._cluster import GPU_CLASS, four_gpu_node
 from wlmap.catalog import builtin_registry
 from wlmap.errors import PlacementInputError
 from wlmap.placement.devices import DeviceState, GangPlanner, PodClaims, Request, read_dra

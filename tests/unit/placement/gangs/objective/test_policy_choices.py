@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.placement.topology.objective.test_objective_file import EXAMPLE
+from tests.unit.placement.gangs.objective.test_objective_file import EXAMPLE
 from wlmap.placement.gangs import (
     FreeCapacity,
     Gang,

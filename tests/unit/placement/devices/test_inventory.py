@@ -11,7 +11,12 @@ import pytest
 import yaml
 
 from tests.corpus import CORPUS, corpus_docs, corpus_params
-from tests.unit.placement.dra._cluster import GPU_CLASS, PCIE_ROOT, claim_template, four_gpu_node
+from tests.unit.placement.devices._cluster import (
+    GPU_CLASS,
+    PCIE_ROOT,
+    claim_template,
+    four_gpu_node,
+)
 from wlmap.errors import PlacementInputError
 from wlmap.placement.devices import (
     Constraint,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.placement.dra._stream_plans import stream_plans
+from tests.unit.placement.devices._stream_plans import stream_plans
 from wlmap.placement.devices import gang_planner as planner
 
 
