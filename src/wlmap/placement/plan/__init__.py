@@ -2,7 +2,7 @@
 
 - :mod:`.occupancy`: nodes and pods (a dump or a live read) as a topology with the GPUs
   running pods hold;
-- :mod:`.planner`: each gang placed in turn with a gang policy;
+- :mod:`.gang_plan`: each gang placed in turn with a gang policy;
 - :mod:`.shortfall`: the binding constraint of a gang that does not fit, and whose
   finishing would make room;
 - :mod:`.render`: the decision as node affinity, Kueue and KAI annotations, and the

@@ -12,7 +12,7 @@ Each form says as much of the decision as its API can:
   same terms, so the group stays together as Kueue would keep it.
 - ``kueue``: the pod templates' ``kueue.x-k8s.io/podset-required-topology`` or
   ``podset-preferred-topology`` at the plan's level (see :mod:`._levels` and
-  :mod:`._kueue` for Kueue's validation rules the patches keep). Kueue picks the domain
+  :mod:`._kueue_patches` for Kueue's validation rules the patches keep). Kueue picks the domain
   itself; the level is what can be asked.
 - ``kai``: the workload's ``kai.scheduler/topology``, ``-required-placement`` or
   ``-preferred-placement`` (the same level rule), with the KAI ``Topology`` object they name

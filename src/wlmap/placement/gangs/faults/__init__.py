@@ -1,11 +1,11 @@
 """Node faults and how gangs recover from them, simulated over a day of a busy cluster.
 
-- :mod:`.model`: seeded fault draws (node MTBF with stress, correlated domain failures,
+- :mod:`.fault_draws`: seeded fault draws (node MTBF with stress, correlated domain failures,
   single-GPU losses, detection delay, repair time);
 - :mod:`.reactions`: Kueue hot swap, KAI stale-gang eviction, restart from scratch, a spare
   pool, and wlmap's minimal-movement re-placement;
 - :mod:`.spares`: nodes held idle for replacements;
-- :mod:`.recovery`: the event loop and its measurements;
+- :mod:`.recovery_loop`: the event loop and its measurements;
 - :mod:`.verify`: independent checks of constraints and GPU accounting.
 
 Gangs come from the SYNTHETIC mix of :mod:`wlmap.placement.gangs.jobmix` and are placed

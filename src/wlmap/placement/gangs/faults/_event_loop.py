@@ -1,5 +1,5 @@
 """The event loop under the fault simulation: arrivals, a FIFO queue with backfill, gangs
-started and finished, events in time order (see :mod:`.recovery` for the model).
+started and finished, events in time order (see :mod:`.recovery_loop` for the model).
 
 What faults do and how a reaction's answer is carried out are the subclass's
 (:class:`wlmap.placement.gangs.faults.recovery_loop.RecoveryLoop`): :meth:`EventLoop.handle`

@@ -25,7 +25,7 @@ them as they were). The simulator applies the :class:`Recovery` it returns.
   cluster without one; see :mod:`._moves`), spare capacity first, and inside a tier the
   node whose pod gains most cheap links to the gang (its policy's pair weights). A sliced gang whose
   slice domain has no room moves whole slices to the nearest slice domains with room,
-  taking along only the survivors of a slice the fault cut (:mod:`._slices`). Only when that
+  taking along only the survivors of a slice the fault cut (:mod:`._cut_slices`). Only when that
   fails is the gang re-placed whole (spare GPUs visible); a gang that lost every pod is
   placed by its policy at once (all its pods move in any case). When even that fails, the gang is
   not evicted: its healthy pods keep their GPUs and it waits for room for the lost pods

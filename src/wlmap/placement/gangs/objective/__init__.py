@@ -1,9 +1,9 @@
 """wlmap's multi-objective gang policy and the objective file it reads.
 
-- :mod:`._model` and :mod:`.loading`: the objective file (weights or tiers over
+- :mod:`._objective` and :mod:`.loading`: the objective file (weights or tiers over
   communication cost, whole free domains, spare capacity, balance and priority), validated
   with every problem located;
-- :mod:`.policy`: the policy, :func:`make_wlmap_gang_policy`;
+- :mod:`.objective_policy`: the policy, :func:`make_wlmap_gang_policy`;
 - :mod:`.explanation`: why each decision went where it went.
 """
 
