@@ -16,10 +16,13 @@ import statistics
 import time
 from pathlib import Path
 
-from wlmap.placement.arrivals import tune_to_capacity
-from wlmap.placement.bound import offline_bound
-from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
-from wlmap.placement.simulator import simulate
+from wlmap.placement.packing import (
+    offline_bound,
+    read_openb_nodes,
+    read_openb_pods,
+    simulate,
+    tune_to_capacity,
+)
 
 OPENB = Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "openb"
 TRACES = (

@@ -1,6 +1,6 @@
 """DRA gangs on a fragmented cluster: wlmap's gang device planner against first-fit.
 
-The cluster and the gang stream come from ``wlmap.placement.dra.scenario`` (the same
+The cluster and the gang stream come from ``wlmap.placement.devices.scenario`` (the same
 ones ``wlmap simulate dra`` runs). Cluster (synthetic): ``--nodes`` nodes of 8 GPUs, each
 published as one ResourceSlice of the ``gpu.nvidia.com`` driver with the attributes the NVIDIA DRA driver
 publishes (``type``, ``productName``, ``architecture``, the standard
@@ -19,7 +19,7 @@ express across pods. A gang holds its GPUs for an exponential number of later ar
 
 First-fit places pods one by one as the in-tree allocator does (nodes and devices in slice
 order, backtracking only within a pod's claim), all-or-nothing per gang. wlmap plans the
-whole gang at once (see ``wlmap.placement.dra.planner``). ``clique-first-fit`` is the same
+whole gang at once (see ``wlmap.placement.devices.gang_planner``). ``clique-first-fit`` is the same
 planner without its scoring (first clique, node and devices that fit): it shows what the
 scoring of aligned groups adds to the clique constraint alone. Printed per policy, over the
 seeds: the share of offered gangs allocated, the share of allocated gangs whose GPUs satisfy
@@ -42,7 +42,7 @@ from typing import Any
 
 from _results import write_rows
 
-from wlmap.placement.dra.scenario import POLICIES, run_scenario
+from wlmap.placement.devices import POLICIES, run_scenario
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

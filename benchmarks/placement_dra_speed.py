@@ -1,7 +1,7 @@
 """DRA planning throughput (reference section 9d): first-fit against wlmap's gang planner
 with device matching, at 1,000 nodes pre-filled to 50 % and 90 %.
 
-Cluster (synthetic, from ``wlmap.placement.dra.scenario``): ``--nodes`` nodes of 8 GPUs
+Cluster (synthetic, from ``wlmap.placement.devices.scenario``): ``--nodes`` nodes of 8 GPUs
 published as ResourceSlices (two PCIe roots of 4 GPUs per node; cliques of 4 nodes,
 alternately H100 and A100). A random share ``--fill`` of the GPUs is allocated first.
 Every device a request may use is filtered by CEL: the DeviceClass selector (driver and
@@ -38,9 +38,17 @@ from typing import Any
 
 from _results import write_rows
 
-from wlmap.placement.dra import DeviceState, GangPlanner, PodClaims, first_fit_gang, read_dra
-from wlmap.placement.dra.gang import GangAllocation
-from wlmap.placement.dra.scenario import PCIE_ROOT, claim_template, prefilled_state
+from wlmap.placement.devices import (
+    PCIE_ROOT,
+    DeviceState,
+    GangAllocation,
+    GangPlanner,
+    PodClaims,
+    claim_template,
+    first_fit_gang,
+    prefilled_state,
+    read_dra,
+)
 
 POLICIES = ("first-fit", "wlmap")
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -1,17 +1,17 @@
 """Recovery after node faults: wlmap's re-placement against Kueue hot swap and KAI eviction.
 
-Clusters (``wlmap.placement.topology.scenarios``): (1) the real Lingjun 2023 Clos from
+Clusters (``wlmap.placement.gangs.scenarios``): (1) the real Lingjun 2023 Clos from
 ``../shared/traces/lingjun/topo.csv`` (DSW > PSW > ASW, 847 hosts), with 8 GPUs per host:
 an ASSUMPTION, the dataset gives no GPU count; (2) a GB200-like cluster: ``--blocks`` blocks
 of 8 racks, a rack = one NVLink domain of 18 nodes x 4 GPUs. Jobs: the SYNTHETIC gang mix
-of ``wlmap.placement.topology.jobmix`` (its defaults: Philly/Gavel sizes with a power-law
+of ``wlmap.placement.gangs.jobmix`` (its defaults: Philly/Gavel sizes with a power-law
 tail, required/preferred/no intent 40/40/20 %, tensor-parallel slices) at load 0.8, 12 h of
 warm-up then a measured window of 24 simulated hours. Placement: each reaction's own
 scheduler end to end (``Reaction.policy``, a name of ``topology.registry``): Kueue hot swap
 with ``kueue-bestfit``, KAI eviction with ``kai``, wlmap's reactions, restart and the spare
 pools with ``wlmap`` (the default objective).
 
-Faults (``wlmap.placement.topology.faults.model``): node MTBF 260 days x stress, correlated
+Faults (``wlmap.placement.gangs.faults.fault_draws``): node MTBF 260 days x stress, correlated
 failures of a whole ToR (Lingjun ASW) or rack (GB200) at 1/10 of the node rate, single-GPU
 losses at the node rate, detection after ``--detection`` seconds, repair after 8 h.
 Modelled recovery times: planning 1 s, pod restart 60 s, checkpoint reload 120 s,
@@ -31,7 +31,7 @@ measured in the same run. Scenarios: stress 1/5/10 at 60 s detection, and detect
 ``benchmarks/results/placement_faults-<date>.csv``.
 
 With ``--paired`` every reaction meets the same faults from the same state instead
-(``wlmap.placement.topology.faults.paired``: a restart run placing with ``--reference``,
+(``wlmap.placement.gangs.faults.paired``: a restart run placing with ``--reference``,
 ``kueue-bestfit`` by default, carries the day and is copied at each fault; arrivals keep
 that placement in every copy, the gangs a fault hit are re-placed with the reaction's own
 policy), so the gangs hit and the work they redo are identical and the figures differ only
@@ -43,7 +43,7 @@ Run: ``python benchmarks/placement_faults.py [--smoke] [--paired] [--seeds 1-5]
 [--reactions kueue-hot-swap,kai-stale-gang,wlmap] [--exact] [--tag NAME]``
 
 ``--exact`` solves the CP-SAT reference at every decision of Kueue's, KAI's, restart's and
-wlmap's reactions (``wlmap.placement.topology.faults.reference``) and prints, per reaction:
+wlmap's reactions (``wlmap.placement.gangs.faults.reference``) and prints, per reaction:
 decisions, those that placed the gang at once, the share that moved the fewest pods
 possible, pods moved over that fewest, and the communication cost over the reference's
 (mean, p95, max, share equal) where both moved the fewest; its CSV ends in ``-exact``.
@@ -59,9 +59,11 @@ from pathlib import Path
 
 from _results import write_rows
 
-from wlmap.placement.topology import scenarios
-from wlmap.placement.topology.faults import (
+from wlmap.placement.gangs import (
+    ExactReference,
     FaultModel,
+    GangPolicy,
+    JobMix,
     KaiStaleGangEviction,
     KueueHotSwap,
     Reaction,
@@ -69,17 +71,19 @@ from wlmap.placement.topology.faults import (
     RecoveryParams,
     RecoveryRun,
     RestartFromScratch,
+    Scenario,
     SparePoolSwap,
     WlmapReplacement,
+    describe,
     draw_faults,
+    make_gang_policy,
+    paired_recoveries,
+    scenarios,
     simulate_recovery,
+    synthetic_jobs,
 )
-from wlmap.placement.topology.faults.paired import paired_recoveries
-from wlmap.placement.topology.faults.reference import Decision, ExactReference, summarise
-from wlmap.placement.topology.jobmix import JobMix, describe, synthetic_jobs
-from wlmap.placement.topology.policy import GangPolicy
-from wlmap.placement.topology.registry import make_gang_policy
-from wlmap.placement.topology.scenarios import Scenario
+from wlmap.placement.gangs import ReferenceDecision as Decision
+from wlmap.placement.gangs import summarise_references as summarise
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"

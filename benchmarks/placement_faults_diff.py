@@ -24,8 +24,7 @@ from collections.abc import Callable
 
 from placement_faults import LINGJUN, _mix, _policy
 
-from wlmap.placement.topology import scenarios
-from wlmap.placement.topology.faults import (
+from wlmap.placement.gangs import (
     FaultModel,
     KaiStaleGangEviction,
     KueueHotSwap,
@@ -35,9 +34,10 @@ from wlmap.placement.topology.faults import (
     RestartFromScratch,
     WlmapReplacement,
     draw_faults,
+    scenarios,
     simulate_recovery,
+    synthetic_jobs,
 )
-from wlmap.placement.topology.jobmix import synthetic_jobs
 
 MAKERS: dict[str, Callable[[], Reaction]] = {
     "kueue-hot-swap": KueueHotSwap,

@@ -29,10 +29,8 @@ from pathlib import Path
 
 from _results import write_rows
 
-from wlmap.placement.model import Node, Pod
-from wlmap.placement.policy import POLICIES
-from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
-from wlmap.placement.simulator import simulate
+from wlmap.placement.nodes import Node
+from wlmap.placement.packing import POLICIES, Pod, read_openb_nodes, read_openb_pods, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT.parent / "shared" / "traces" / "openb"

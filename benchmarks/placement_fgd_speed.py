@@ -15,8 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
-from wlmap.placement.simulator import simulate
+from wlmap.placement.packing import read_openb_nodes, read_openb_pods, simulate
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces" / "openb"
 TARGET_S = 20.0

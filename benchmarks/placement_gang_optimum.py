@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 from _results import write_rows
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import (
+from wlmap.placement.gangs import (
+    DEFAULT_TIME_LIMIT,
     FreeCapacity,
     Gang,
     GangPlacement,
@@ -47,11 +47,12 @@ from wlmap.placement.topology import (
     apply,
     build_topology,
     default_weights,
+    make_wlmap_gang_policy,
     measure,
+    optimal_placement,
     release,
 )
-from wlmap.placement.topology.exact import DEFAULT_TIME_LIMIT, optimal_placement
-from wlmap.placement.topology.objective import make_wlmap_gang_policy
+from wlmap.placement.nodes import Node
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 RESULTS = Path(__file__).resolve().parent / "results" / "placement_gang_optimum-2026-12-03.csv"

@@ -23,10 +23,18 @@ import time
 
 import numpy as np
 
-from wlmap.placement.model import Node
-from wlmap.placement.topology import FreeCapacity, Gang, Topology, apply, build_topology, release
-from wlmap.placement.topology.policy import GangPolicy
-from wlmap.placement.topology.registry import GANG_POLICIES, make_gang_policy
+from wlmap.placement.gangs import (
+    GANG_POLICIES,
+    FreeCapacity,
+    Gang,
+    GangPolicy,
+    Topology,
+    apply,
+    build_topology,
+    make_gang_policy,
+    release,
+)
+from wlmap.placement.nodes import Node
 
 SIZES = ((1, 0.70), (2, 0.10), (4, 0.15), (8, 0.05))
 

@@ -2,7 +2,7 @@
 
 The topologies are the Lingjun Clos (8 GPUs per host assumed), a GB200-like cluster of 4
 blocks, Kueue's TAS performance shape (8 GPUs per node assumed) and Tiresias n256g8; the
-jobs are the SYNTHETIC Philly/Gavel mix with Poisson arrivals (wlmap.placement.topology
+jobs are the SYNTHETIC Philly/Gavel mix with Poisson arrivals (wlmap.placement.gangs
 .jobmix). Every placement is checked independently (verify mode). Per scenario and load,
 each policy's mean over seeds of: span, locality and cross-domain share at the finest
 level (mean and p95), communication cost (mean, p95), required constraints satisfied,
@@ -34,11 +34,21 @@ from typing import Any
 
 from _results import write_rows
 
-from wlmap.placement.topology.jobmix import JobMix, describe, synthetic_jobs
-from wlmap.placement.topology.registry import GANG_POLICIES, make_gang_policy
-from wlmap.placement.topology.report import run_row, summarise
-from wlmap.placement.topology.scenarios import Scenario, gb200, kueue_tas, lingjun, tiresias
-from wlmap.placement.topology.simulator import simulate_gangs
+from wlmap.placement.gangs import (
+    GANG_POLICIES,
+    JobMix,
+    Scenario,
+    describe,
+    gb200,
+    kueue_tas,
+    lingjun,
+    make_gang_policy,
+    run_row,
+    simulate_gangs,
+    summarise,
+    synthetic_jobs,
+    tiresias,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"

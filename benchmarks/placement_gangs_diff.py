@@ -24,14 +24,20 @@ from collections.abc import Sequence
 
 from placement_gangs import scenarios
 
-from wlmap.placement.topology.capacity import FreeCapacity
-from wlmap.placement.topology.gang import Gang, GangPlacement
-from wlmap.placement.topology.jobmix import Job, JobMix, synthetic_jobs
-from wlmap.placement.topology.policy import GangPolicy
-from wlmap.placement.topology.quality import measure
-from wlmap.placement.topology.registry import make_gang_policy
-from wlmap.placement.topology.scenarios import Scenario
-from wlmap.placement.topology.simulator import Run, simulate_gangs
+from wlmap.placement.gangs import (
+    FreeCapacity,
+    Gang,
+    GangPlacement,
+    GangPolicy,
+    Job,
+    JobMix,
+    Run,
+    Scenario,
+    make_gang_policy,
+    measure,
+    simulate_gangs,
+    synthetic_jobs,
+)
 
 HOURS = 24.0
 

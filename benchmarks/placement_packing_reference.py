@@ -20,9 +20,14 @@ import statistics
 import sys
 from pathlib import Path
 
-from wlmap.placement.arrivals import arrived_at_capacity, tune_to_capacity
-from wlmap.placement.model import MILLI, Pod
-from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
+from wlmap.placement.packing import (
+    MILLI,
+    Pod,
+    arrived_at_capacity,
+    read_openb_nodes,
+    read_openb_pods,
+    tune_to_capacity,
+)
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces" / "openb"
 

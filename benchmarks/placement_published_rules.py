@@ -20,13 +20,19 @@ import time
 
 from placement_fgd import TRACES, seeds_of
 
-from wlmap.placement.arrivals import tune_to_capacity
-from wlmap.placement.model import MILLI, Node, Placement, Pod
-from wlmap.placement.policies._common import tie_rank
-from wlmap.placement.policy import make_policy
-from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
-from wlmap.placement.simulator import place_each
-from wlmap.placement.state import ClusterState
+from wlmap.placement.nodes import Node
+from wlmap.placement.packing import (
+    MILLI,
+    ClusterState,
+    Placement,
+    Pod,
+    make_policy,
+    place_each,
+    read_openb_nodes,
+    read_openb_pods,
+    tie_rank,
+    tune_to_capacity,
+)
 
 
 def request_class(pod: Pod) -> str:

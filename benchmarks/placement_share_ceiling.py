@@ -29,13 +29,17 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from wlmap.placement.arrivals import arrived_at_capacity, tune_to_capacity
-from wlmap.placement.model import MILLI
-from wlmap.placement.policies._share_plan import share_plan
-from wlmap.placement.policy import make_policy
-from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
-from wlmap.placement.simulator import place_each
-from wlmap.placement.state import ClusterState
+from wlmap.placement.packing import (
+    MILLI,
+    ClusterState,
+    arrived_at_capacity,
+    make_policy,
+    place_each,
+    read_openb_nodes,
+    read_openb_pods,
+    share_plan,
+    tune_to_capacity,
+)
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces" / "openb"
 

@@ -34,7 +34,7 @@ from tests.integration.kwokpods import owned_pods
 from tests.integration.operator_process import OperatorProcess, refused_lines
 from tests.integration.placing import start_as_service_account
 from wlmap.operator.placing.devices import NARROWED_FROM
-from wlmap.placement.dra import DeviceState, PodClaims, aligned, first_fit_gang, read_dra
+from wlmap.placement.devices import DeviceState, PodClaims, aligned, first_fit_gang, read_dra
 
 
 @pytest.fixture

@@ -110,7 +110,7 @@ def main(
             webhook_managed=base.webhook_managed,
         )
         if settings.placement:  # a wrong policy name is told at start, with the known ones
-            from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415 - numpy, when on
+            from wlmap.placement.gangs import make_gang_policy  # noqa: PLC0415 - numpy, when on
 
             make_gang_policy(settings.placement_policy)
     except (ValueError, KeyError) as exc:

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from wlmap.quantity import format_bytes, format_cores
 from wlmap.views._text import printable
 from wlmap.views.table import render_table
 from wlmap.workload import WorkloadView
-from wlmap.workload.quantity import format_bytes, format_cores
 from wlmap.workload.view import identity
 
 

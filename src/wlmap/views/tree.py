@@ -6,10 +6,10 @@ import json
 from decimal import Decimal
 from typing import Any
 
+from wlmap.quantity import format_bytes, format_cores
 from wlmap.views._text import printable
 from wlmap.workload import ComponentView, GangGroup, WorkloadView
 from wlmap.workload.gangs import scheduled_gangs
-from wlmap.workload.quantity import format_bytes, format_cores
 
 _COLUMNS = ("COMPONENT", "INSTANCE", "REPLICAS", "PODS", "GPU/POD", "GPUS", "CPU", "MEMORY")
 

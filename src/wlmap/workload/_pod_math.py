@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from wlmap.errors import WorkloadShapeError
-from wlmap.workload.quantity import parse_quantity
+from wlmap.quantity import parse_quantity
 
 Amounts = dict[str, Decimal]
 # Every container consumes these, so one container without a limit leaves the pod

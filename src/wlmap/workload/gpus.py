@@ -25,8 +25,8 @@ from decimal import Decimal
 from typing import Any
 
 from wlmap.errors import WorkloadShapeError
+from wlmap.quantity import parse_quantity
 from wlmap.workload._pod_math import merge_counts, union
-from wlmap.workload.quantity import parse_quantity
 
 __all__ = [
     "ClaimDevices",

@@ -28,6 +28,7 @@ from decimal import Decimal
 from typing import Any
 
 from wlmap.errors import WorkloadShapeError
+from wlmap.quantity import quantity_to_number
 from wlmap.workload._pod_math import effective, merge_counts, sum_amounts, union
 from wlmap.workload.gpus import (
     ClaimDevices,
@@ -37,7 +38,6 @@ from wlmap.workload.gpus import (
     is_gpu_resource,
     mig_profile,
 )
-from wlmap.workload.quantity import quantity_to_number
 
 # A resourceClaims entry may carry the ResourceClaimTemplate itself under this key instead of
 # naming one (a wlmap extension): definitions use it for templates an operator generates from

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from wlmap.quantity import quantity_to_number
 from wlmap.workload._records import lazy, record
 from wlmap.workload.gangs import GangGroup
 from wlmap.workload.pods import PodPlacement
-from wlmap.workload.quantity import quantity_to_number
 from wlmap.workload.resources import PodResources
 from wlmap.workload.status import StatusReport
 from wlmap.workload.suspend import SuspendState

@@ -18,7 +18,7 @@ from wlmap.cli._exits import OK, UNREADABLE_INPUT, USAGE
 
 LEVELS = "cloud.provider.com/topology-block,cloud.provider.com/topology-rack"
 RACK_NODES = (
-    Path(__file__).resolve().parents[1] / "placement" / "topology" / "data" / "rack_nodes.yaml"
+    Path(__file__).resolve().parents[1] / "placement" / "gangs" / "data" / "rack_nodes.yaml"
 )
 
 

@@ -14,8 +14,7 @@ from tests.corpus import corpus_path
 from tests.traces import openb
 from tests.unit.cli.runner import run
 from wlmap.cli._exits import UNREADABLE_INPUT, USAGE
-from wlmap.placement.policy import POLICIES
-from wlmap.placement.readers.openb import read_openb_nodes
+from wlmap.placement.packing import POLICIES, read_openb_nodes
 
 NODES_YAML = Path(__file__).resolve().parents[1] / "placement" / "data" / "nodes.yaml"
 JOBSET = "scheduling-workload/jobset-was-preemption-high-priority.yaml"

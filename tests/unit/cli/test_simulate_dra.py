@@ -15,7 +15,7 @@ import yaml
 from tests.corpus import corpus_path
 from tests.unit.cli.runner import run
 from wlmap.cli._exits import UNREADABLE_INPUT, USAGE
-from wlmap.placement.dra.scenario import run_scenario
+from wlmap.placement.devices import run_scenario
 
 DATA = Path(__file__).resolve().parent / "data"
 FITS = str(DATA / "dra-mig-cluster.yaml")

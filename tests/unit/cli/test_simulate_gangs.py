@@ -15,13 +15,12 @@ import yaml
 from tests.corpus import corpus_path
 from tests.traces import trace_path
 from tests.unit.cli.runner import run
-from tests.unit.placement.topology.first_fit import FirstFit
+from tests.unit.placement.gangs.first_fit import FirstFit
 from wlmap.cli._exits import UNREADABLE_INPUT, USAGE
-from wlmap.placement.topology.objective import make_wlmap_gang_policy
-from wlmap.placement.topology.registry import GANG_POLICIES
+from wlmap.placement.gangs import GANG_POLICIES, make_wlmap_gang_policy
 
 RACK_NODES = (
-    Path(__file__).resolve().parents[1] / "placement" / "topology" / "data" / "rack_nodes.yaml"
+    Path(__file__).resolve().parents[1] / "placement" / "gangs" / "data" / "rack_nodes.yaml"
 )
 LEVELS = "cloud.provider.com/topology-block,cloud.provider.com/topology-rack"
 LWS = "lws-leaderworkerset/kueue-sample-leaderworkerset-tas-gpu.yaml"

@@ -7,9 +7,9 @@ import asyncio
 from typing import Any
 
 from wlmap.operator.placing.capacity import CapacityCache
+from wlmap.placement.feed import Intent, WorkloadGang
+from wlmap.placement.gangs import make_gang_policy
 from wlmap.placement.plan import plan_gangs, read_occupancy
-from wlmap.placement.topology.registry import make_gang_policy
-from wlmap.placement.topology.workload_gangs import Intent, WorkloadGang
 from wlmap.sources.cluster import Cluster
 
 LEVELS = ("topology.test/block", "topology.test/rack", "kubernetes.io/hostname")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.unit.placement.dra._cluster import (
+from tests.unit.placement.devices._cluster import (
     DRIVER,
     GPU_CLASS,
     claim_template,
@@ -17,7 +17,7 @@ from tests.unit.placement.dra._cluster import (
 from wlmap.operator.placing._device_plan import wanted_drivers
 from wlmap.operator.placing._device_waits import DeviceWaits
 from wlmap.operator.placing._slice_faults import added_devices, slice_devices
-from wlmap.placement.dra import read_dra
+from wlmap.placement.devices import read_dra
 
 NIC = "nic.example.com"
 

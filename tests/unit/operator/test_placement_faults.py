@@ -10,8 +10,8 @@ from wlmap.operator.deploy import rbac
 from wlmap.operator.placing._fault_plan import plan_replacement
 from wlmap.operator.placing.capacity import workload_of
 from wlmap.operator.placing.node_faults import GPU_CONDITION, GPU_TAINT, fault_of, without_faulty
+from wlmap.placement.feed import Intent, WorkloadGang
 from wlmap.placement.plan import read_occupancy
-from wlmap.placement.topology.workload_gangs import Intent, WorkloadGang
 
 BLOCK, RACK, HOST = "topology.test/block", "topology.test/rack", "kubernetes.io/hostname"
 LEVELS = (BLOCK, RACK, HOST)

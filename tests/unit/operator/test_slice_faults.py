@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.unit.placement.dra._cluster import (
+from tests.unit.placement.devices._cluster import (
     CLIQUE,
     DRIVER,
     GPU_CLASS,
@@ -18,7 +18,7 @@ from tests.unit.placement.dra._cluster import (
 from wlmap.operator.placing._claims import gang_domain
 from wlmap.operator.placing._slice_faults import gone_devices, slice_devices, unlisted_devices
 from wlmap.operator.placing.devices import plan_devices
-from wlmap.placement.dra import read_dra
+from wlmap.placement.devices import read_dra
 
 
 def test_a_device_no_slice_lists_any_more_is_gone() -> None:

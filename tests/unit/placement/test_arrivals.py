@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections import Counter
 
 from tests.traces import openb
-from wlmap.placement.arrivals import arrived_at_capacity, tune_to_capacity
-from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
-from wlmap.placement.state import ClusterState
+from wlmap.placement.packing import (
+    ClusterState,
+    arrived_at_capacity,
+    read_openb_nodes,
+    read_openb_pods,
+    tune_to_capacity,
+)
 
 
 def capacity() -> int:

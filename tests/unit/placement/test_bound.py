@@ -10,9 +10,10 @@ from itertools import combinations
 
 import pytest
 
-from wlmap.placement._bound_program import configurations
-from wlmap.placement.bound import DFF_ORDERS, dff, offline_bound
-from wlmap.placement.model import Node, Pod
+from wlmap.placement.nodes import Node
+from wlmap.placement.packing import Pod, offline_bound
+from wlmap.placement.packing._bound_program import configurations
+from wlmap.placement.packing.bound import DFF_ORDERS, dff
 
 FULL = 1000
 

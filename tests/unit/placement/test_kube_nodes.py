@@ -14,8 +14,8 @@ import yaml
 
 from tests.traces import openb
 from wlmap.errors import PlacementInputError
-from wlmap.placement.readers.kube_nodes import UNKNOWN_MODEL, nodes_from_objects, read_kube_nodes
-from wlmap.placement.readers.openb import read_openb_nodes
+from wlmap.placement.nodes import UNKNOWN_MODEL, nodes_from_objects, read_kube_nodes
+from wlmap.placement.packing import read_openb_nodes
 
 DATA = Path(__file__).parent / "data"
 NODES = DATA / "nodes.yaml"

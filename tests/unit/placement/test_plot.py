@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from wlmap.placement.plot import BOUND, curves
+from wlmap.placement.packing import curves
+from wlmap.placement.packing.plot import BOUND
 
 
 def row(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wlmap.placement.policy import POLICIES, make_policy
+from wlmap.placement.packing import POLICIES, make_policy
 
 
 def test_baselines_are_registered_by_their_names() -> None:

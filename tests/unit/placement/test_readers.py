@@ -10,7 +10,7 @@ import pytest
 from tests.traces import openb
 from wlmap.cli._exits import UNREADABLE_INPUT, code_for
 from wlmap.errors import PlacementInputError
-from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
+from wlmap.placement.packing import read_openb_nodes, read_openb_pods
 
 
 def test_gpu_node_list_matches_the_published_cluster() -> None:

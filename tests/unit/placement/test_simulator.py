@@ -16,9 +16,15 @@ import numpy as np
 import pytest
 
 from tests.traces import openb
-from wlmap.placement.model import Node, Pod
-from wlmap.placement.readers.openb import read_openb_nodes, read_openb_pods
-from wlmap.placement.simulator import CSV_COLUMNS, SimulationResult, simulate
+from wlmap.placement.nodes import Node
+from wlmap.placement.packing import (
+    Pod,
+    SimulationResult,
+    read_openb_nodes,
+    read_openb_pods,
+    simulate,
+)
+from wlmap.placement.packing.pod_simulator import CSV_COLUMNS
 
 BASELINES = ["random", "dotproduct", "clustering", "packing", "bestfit"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wlmap.placement.model import Node, Placement, Pod
-from wlmap.placement.state import ClusterState
+from wlmap.placement.nodes import Node
+from wlmap.placement.packing import ClusterState, Placement, Pod
 
 NODES = [
     Node("a", cpu_milli=8000, memory_mib=1000, gpus=2, gpu_model="T4"),

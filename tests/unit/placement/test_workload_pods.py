@@ -14,8 +14,8 @@ import yaml
 from tests.corpus import corpus_path
 from wlmap.catalog import builtin_registry
 from wlmap.errors import PlacementInputError
-from wlmap.placement.model import Pod
-from wlmap.placement.readers.workload_pods import workload_pods
+from wlmap.placement.feed import workload_pods
+from wlmap.placement.packing import Pod
 from wlmap.sources.manifests import Manifest, read_manifests
 from wlmap.sources.workloads import WorkloadReader
 from wlmap.workload import WorkloadView

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from wlmap.errors import WorkloadShapeError
-from wlmap.workload.quantity import (
+from wlmap.quantity import (
     format_bytes,
     format_cores,
     format_quantity,

@@ -11,14 +11,22 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from wlmap.errors import PlacementInputError
-from wlmap.placement.dra.diagnose import kept_constraints, why_not
-from wlmap.placement.dra.gang import GangAllocation, first_fit_gang
-from wlmap.placement.dra.inventory import DraInventory, read_dra, read_dra_file
-from wlmap.placement.dra.planner import GangPlanner
-from wlmap.placement.dra.scenario import POLICIES, run_scenario
-from wlmap.placement.dra.selectors import SelectorEngine
-from wlmap.placement.dra.state import DeviceState, PodClaims
-from wlmap.placement.dra.workload_claims import workload_claims
+from wlmap.placement.devices import (
+    POLICIES,
+    DeviceState,
+    DraInventory,
+    GangAllocation,
+    GangPlanner,
+    PodClaims,
+    SelectorEngine,
+    first_fit_gang,
+    kept_constraints,
+    read_dra,
+    read_dra_file,
+    run_scenario,
+    why_not,
+)
+from wlmap.placement.feed import workload_claims
 
 if TYPE_CHECKING:
     from wlmap.sources.manifests import Manifest

@@ -13,21 +13,26 @@ from typing import TYPE_CHECKING, Any
 
 from wlmap.cli.commands._simulation import Progress
 from wlmap.errors import PlacementInputError
-from wlmap.placement.topology.jobmix import JobMix, describe, synthetic_jobs, tiresias_durations
-from wlmap.placement.topology.registry import GANG_POLICIES, make_gang_policy
-from wlmap.placement.topology.report import run_row
-from wlmap.placement.topology.scenarios import (
+from wlmap.placement.feed import Intent, gang_requests, to_gang
+from wlmap.placement.gangs import (
+    GANG_POLICIES,
+    HOSTNAME_LABEL,
     LINGJUN_LEVELS,
+    JobMix,
+    QueueMode,
     Scenario,
+    describe,
     gb200,
     kueue_tas,
     lingjun,
+    make_gang_policy,
     node_list,
+    run_row,
+    simulate_gangs,
+    synthetic_jobs,
     tiresias,
+    tiresias_durations,
 )
-from wlmap.placement.topology.simulator import QueueMode, simulate_gangs
-from wlmap.placement.topology.tree import HOSTNAME_LABEL
-from wlmap.placement.topology.workload_gangs import Intent, gang_requests, to_gang
 
 if TYPE_CHECKING:
     from wlmap.sources.workloads import Found
@@ -179,7 +184,7 @@ def assignment_items(
     objective: str | None = None,
 ) -> list[dict[str, Any]]:
     """Each gang of the workloads placed in turn, with its Kueue-style assignment and reason."""
-    from wlmap.placement.topology import FreeCapacity, apply, measure  # noqa: PLC0415
+    from wlmap.placement.gangs import FreeCapacity, apply, measure  # noqa: PLC0415
 
     topology = scenario.topology
     capacity = FreeCapacity(topology)

@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from wlmap.cli.commands._plan_run import Planned
-from wlmap.placement.plan import GangPlan
-from wlmap.placement.plan.room import CLUSTER, level_word
-from wlmap.placement.topology import Topology
+from wlmap.placement.gangs import Topology
+from wlmap.placement.plan import CLUSTER, GangPlan, level_word
 
 __all__ = ["document", "table"]
 

@@ -20,6 +20,8 @@ from wlmap.cli.commands._plan_inputs import (
     workloads_live,
 )
 from wlmap.errors import PlacementInputError, WorkloadNotFoundError
+from wlmap.placement.feed import WorkloadGang, gang_requests
+from wlmap.placement.gangs import GANG_POLICIES, GangPolicy, make_gang_policy
 from wlmap.placement.plan import (
     ClusterPlan,
     GangPlan,
@@ -31,9 +33,6 @@ from wlmap.placement.plan import (
     read_occupancy,
     workload_api_objects,
 )
-from wlmap.placement.topology import GangPolicy
-from wlmap.placement.topology.registry import GANG_POLICIES, make_gang_policy
-from wlmap.placement.topology.workload_gangs import WorkloadGang, gang_requests
 from wlmap.schedulers import workload_api_objects as upstream_workload_objects
 from wlmap.sources.inventory import uid_of
 from wlmap.sources.workloads import Found

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from wlmap.errors import PlacementInputError
-from wlmap.placement.model import Node, Pod
+from wlmap.placement.nodes import Node
+from wlmap.placement.packing import Pod
 
 BOUND = "bound"
 
@@ -37,10 +38,10 @@ class PodSource:
 def read_nodes(path: str) -> list[Node]:
     """An openb node CSV (``.csv``) or a Kubernetes node list (anything else)."""
     if path.endswith(".csv"):
-        from wlmap.placement.readers.openb import read_openb_nodes  # noqa: PLC0415
+        from wlmap.placement.packing import read_openb_nodes  # noqa: PLC0415
 
         return read_openb_nodes(path)
-    from wlmap.placement.readers.kube_nodes import read_kube_nodes  # noqa: PLC0415
+    from wlmap.placement.nodes import read_kube_nodes  # noqa: PLC0415
 
     return read_kube_nodes(path)
 
@@ -108,9 +109,11 @@ def placement_rows(
     nodes: Sequence[Node], source: PodSource, policies: Sequence[str], seeds: Sequence[int]
 ) -> list[dict[str, Any]]:
     """Where each pod goes, placed once each in input order, per policy and seed."""
-    from wlmap.placement.policy import make_policy  # noqa: PLC0415 - loads numpy
-    from wlmap.placement.simulator import place_each  # noqa: PLC0415
-    from wlmap.placement.state import ClusterState  # noqa: PLC0415
+    from wlmap.placement.packing import (  # noqa: PLC0415 - loads numpy
+        ClusterState,
+        make_policy,
+        place_each,
+    )
 
     rows: list[dict[str, Any]] = []
     pairs = list(runs(policies, seeds))
@@ -148,7 +151,7 @@ def curve_rows(
     ratio: float,
 ) -> list[dict[str, Any]]:
     """Allocation per arrived share, per policy and seed; ``bound`` rows for the bound."""
-    from wlmap.placement.simulator import simulate  # noqa: PLC0415 - loads numpy
+    from wlmap.placement.packing import simulate  # noqa: PLC0415 - loads numpy
 
     rows: list[dict[str, Any]] = []
     pairs = list(runs(policies, seeds))
@@ -169,9 +172,11 @@ def bound_rows(
     nodes: Sequence[Node], pods: Sequence[Pod], seed: int, ratio: float
 ) -> list[dict[str, Any]]:
     """The offline bound of the run's arrival sequence at every whole arrived percent."""
-    from wlmap.placement.arrivals import tune_to_capacity  # noqa: PLC0415
-    from wlmap.placement.bound import offline_bound  # noqa: PLC0415
-    from wlmap.placement.metrics import MAX_ARRIVED_PERCENT  # noqa: PLC0415
+    from wlmap.placement.packing import (  # noqa: PLC0415 - loads numpy
+        MAX_ARRIVED_PERCENT,
+        offline_bound,
+        tune_to_capacity,
+    )
 
     capacity = sum(n.gpus for n in nodes) * 1000
     arrivals = tune_to_capacity(pods, capacity, ratio=ratio, seed=seed)

@@ -26,7 +26,7 @@ from wlmap.errors import PlacementInputError
 
 if TYPE_CHECKING:
     from wlmap.cli.commands._simulation import PodSource
-    from wlmap.placement.model import Node
+    from wlmap.placement.nodes import Node
 
 SHORT_HELP = "Place a trace or workloads on a cluster with each policy; plot the results."
 
@@ -142,12 +142,12 @@ def _pod_source(
     from wlmap.cli.commands._simulation import PodSource, check_models, trace_name  # noqa: PLC0415
 
     if pods:
-        from wlmap.placement.readers.openb import read_openb_pods  # noqa: PLC0415
+        from wlmap.placement.packing import read_openb_pods  # noqa: PLC0415
 
         listed = read_openb_pods(pods)
         check_models(cluster, listed, pods, csv=True)
         return PodSource(listed, pods, trace or trace_name(pods))
-    from wlmap.placement.readers.workload_pods import workload_pods  # noqa: PLC0415
+    from wlmap.placement.feed import workload_pods  # noqa: PLC0415
 
     models = sorted({n.gpu_model for n in cluster if n.gpus > 0 and n.gpu_model})
     found = session.workloads(files)
@@ -167,7 +167,7 @@ def _pod_source(
 
 def _policies(asked: Sequence[str]) -> list[str]:
     from wlmap.cli.commands._simulation import BOUND  # noqa: PLC0415
-    from wlmap.placement.policy import POLICIES  # noqa: PLC0415 - loads numpy
+    from wlmap.placement.packing import POLICIES  # noqa: PLC0415 - loads numpy
 
     known = [*POLICIES, BOUND]
     if not asked or "all" in asked:
@@ -195,7 +195,7 @@ def plot(session: Session, results: tuple[str, ...], output_file: str | None) ->
     with the offline bound and the ideal line, from one or more CSV files written by
     ``wlmap simulate``; writes a PNG and an SVG and prints their paths."""
     from wlmap.cli.commands._results import read_results  # noqa: PLC0415
-    from wlmap.placement.plot import curves, plot_allocation  # noqa: PLC0415 - matplotlib
+    from wlmap.placement.packing import curves, plot_allocation  # noqa: PLC0415 - matplotlib
 
     rows = [row for path in results for row in read_results(path)]
     stem = Path(output_file) if output_file else Path(results[0]).with_suffix("")

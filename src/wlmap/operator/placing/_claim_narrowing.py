@@ -1,7 +1,7 @@
 """A planned DRA pod's claims narrowed to its devices, and the pod released.
 
 A claim's spec is immutable, so each generated claim is replaced: a copy narrowed to the
-chosen devices (:mod:`wlmap.placement.dra.narrowing`) is created with the same owner and
+chosen devices (:mod:`wlmap.placement.devices.narrowing`) is created with the same owner and
 pod-claim annotation, the pod's ``status.resourceClaimStatuses`` is pointed at it, and the
 old claim is deleted, in that order: the claim controller finds the pod's claim at every
 step and never makes a third. The pod's gate is then removed; kube-scheduler's allocator
@@ -60,7 +60,7 @@ async def _narrow(
     identifying: Mapping[str, str],
 ) -> None:
     """Replace each of the pod's generated claims by one narrowed to ``choices``."""
-    from wlmap.placement.dra.narrowing import narrowed_claim_spec  # noqa: PLC0415
+    from wlmap.placement.devices import narrowed_claim_spec  # noqa: PLC0415
 
     assert state.cluster is not None
     meta = pod.get("metadata") or {}

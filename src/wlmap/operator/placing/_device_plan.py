@@ -1,5 +1,5 @@
 """A DRA gang's devices chosen over the cluster's inventory: the gang planned all at once
-(:class:`wlmap.placement.dra.GangPlanner`), the devices every allocated or narrowed claim
+(:class:`wlmap.placement.devices.GangPlanner`), the devices every allocated or narrowed claim
 holds taken, and, for replacements, every device outside the gang's domain taken too; and,
 when it does not fit, the drivers whose new devices could change that (what a gated gang
 waits for, see :mod:`._device_waits`). Pure: the caller reads the cluster and writes."""
@@ -24,9 +24,13 @@ def plan_devices(
     """The gang's allocation (or None and why the first pod fits nowhere), and the
     attribute naming each driver's devices; only devices with the ``domain``'s attribute
     values are given."""
-    from wlmap.placement.dra import DeviceState, GangPlanner, PodClaims  # noqa: PLC0415
-    from wlmap.placement.dra.diagnose import why_not  # noqa: PLC0415
-    from wlmap.placement.dra.narrowing import identifying_attributes  # noqa: PLC0415
+    from wlmap.placement.devices import (  # noqa: PLC0415
+        DeviceState,
+        GangPlanner,
+        PodClaims,
+        identifying_attributes,
+        why_not,
+    )
 
     devices = {d.key: d for d in inventory.devices}
     state = DeviceState(inventory)
@@ -50,7 +54,7 @@ def plan_devices(
 def wanted_drivers(inventory: Any, gated: Sequence[Mapping[str, Any]]) -> frozenset[str]:
     """The drivers whose devices (free or not) the gated pods' claims may be given: those
     whose new devices can let the gang fit."""
-    from wlmap.placement.dra import DeviceState  # noqa: PLC0415
+    from wlmap.placement.devices import DeviceState  # noqa: PLC0415
 
     state = DeviceState(inventory)
     drivers: set[str] = set()

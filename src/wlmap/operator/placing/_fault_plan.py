@@ -21,13 +21,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wlmap.placement.plan import GangPlan, common_level, read_occupancy
-from wlmap.placement.plan.render import node_selector_term
-from wlmap.placement.plan.room import CLUSTER, level_word
-from wlmap.placement.topology.faults import WlmapReplacement
-from wlmap.placement.topology.gang import GangPlacement
-from wlmap.placement.topology.registry import make_gang_policy
-from wlmap.placement.topology.workload_gangs import WorkloadGang, to_gang
+from wlmap.placement.feed import WorkloadGang, to_gang
+from wlmap.placement.gangs import GangPlacement, WlmapReplacement, make_gang_policy
+from wlmap.placement.plan import (
+    CLUSTER,
+    GangPlan,
+    common_level,
+    level_word,
+    node_selector_term,
+    read_occupancy,
+)
 
 __all__ = ["HOSTNAME", "Replacement", "plan_replacement"]
 

@@ -23,7 +23,7 @@ from wlmap.operator.placing.node_faults import fault_of
 from wlmap.operator.placing.placement_faults import say
 from wlmap.operator.placing.release import cluster_objects, release
 from wlmap.operator.placing.state import PlacingState
-from wlmap.placement.topology.workload_gangs import WorkloadGang
+from wlmap.placement.feed import WorkloadGang
 
 __all__ = ["refill"]
 

@@ -35,8 +35,8 @@ from wlmap.sources.cluster.object_index import ObjectIndex
 from wlmap.sources.inventory import uid_of
 
 if TYPE_CHECKING:  # numpy and the policies load with the first plan
+    from wlmap.placement.gangs import GangPlacement
     from wlmap.placement.plan import Occupancy
-    from wlmap.placement.topology import GangPlacement
 
 __all__ = ["CapacityCache", "workload_of"]
 
@@ -123,8 +123,8 @@ class CapacityCache:
             PlacementInputError: no node, no GPU node, or a level no GPU node has.
             ClusterError: nodes and pods are not listed yet, within ``SYNC_SECONDS``.
         """
+        from wlmap.placement.gangs import FreeCapacity  # noqa: PLC0415
         from wlmap.placement.plan import HeldGpus, Occupancy, read_occupancy  # noqa: PLC0415
-        from wlmap.placement.topology import FreeCapacity  # noqa: PLC0415
 
         await self.synced()
         if self._built is None or self._built[0] != self._node_version:

@@ -4,7 +4,7 @@ claims to them, and release the pods for kube-scheduler to allocate and bind.
 A workload whose gated pods name ResourceClaimTemplates is placed by devices, not by
 node-affinity domain. Once every such pod exists and the claim controller has made each
 pod's claims (``status.resourceClaimStatuses``), the gang is planned with
-:class:`wlmap.placement.dra.GangPlanner` over the cluster's ResourceSlices, DeviceClasses
+:class:`wlmap.placement.devices.GangPlanner` over the cluster's ResourceSlices, DeviceClasses
 and the devices every allocated ResourceClaim holds: all pods at once, each claim's
 ``matchAttribute`` constraints kept, aligned groups kept whole, and, when the workload's
 ``wlmap.dev/device-gang-attributes`` annotation names attributes (``gpu.nvidia.com/cliqueId``),
@@ -71,8 +71,8 @@ async def place_devices(
     template (the domain placement applies), else whether to look again later."""
     if not any(template_claims(p) for p in live if is_gated(p)):
         return None
-    from wlmap.placement.dra.inventory import read_dra  # noqa: PLC0415 - the CEL engine
-    from wlmap.placement.dra.workload_claims import workload_claims  # noqa: PLC0415
+    from wlmap.placement.devices import read_dra  # noqa: PLC0415 - the CEL engine
+    from wlmap.placement.feed import workload_claims  # noqa: PLC0415
 
     assert state.cluster is not None
     meta = obj.get("metadata") or {}

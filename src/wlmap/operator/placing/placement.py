@@ -10,7 +10,7 @@ domain and on its planned node's name (ANDed into its own terms; allowed on a ga
 and loses the gate in the same patch; kube-scheduler then binds it there. A gang that
 does not fit (a required level no domain can hold) stays gated. A workload whose
 definition declares no gang (a StatefulSet) is one gang of its GPU pods when they carry a
-topology intent (:func:`~wlmap.placement.topology.workload_gangs.gang_requests`), and is
+topology intent (:func:`~wlmap.placement.feed.gang_feed.gang_requests`), and is
 released untouched without one. Faulty nodes are left out of plans
 (:mod:`.placement_faults`), the gated replacements of a gang whose other pods are bound
 (pods lost to a faulty node, or failed) are placed beside them by
@@ -66,8 +66,8 @@ async def place(
     if by_devices is not None:  # a DRA gang: its claims are narrowed, not its domain
         return by_devices
     # numpy and the policies load with the first plan: the operator runs without them
-    from wlmap.placement.plan.render import node_selector_term  # noqa: PLC0415
-    from wlmap.placement.topology.workload_gangs import gang_requests  # noqa: PLC0415
+    from wlmap.placement.feed import gang_requests  # noqa: PLC0415
+    from wlmap.placement.plan import node_selector_term  # noqa: PLC0415
 
     meta = obj.get("metadata") or {}
     try:
@@ -172,8 +172,8 @@ async def _plan(
     """The gangs planned on the cluster as the capacity cache holds it, its topology, and
     each gated pod's node by name. When every gang fits, their gated pods are assumed on
     the planned nodes before any other plan reads the cluster."""
+    from wlmap.placement.gangs import make_gang_policy  # noqa: PLC0415
     from wlmap.placement.plan import plan_gangs  # noqa: PLC0415
-    from wlmap.placement.topology.registry import make_gang_policy  # noqa: PLC0415
 
     capacity = state.capacity
     assert capacity is not None

@@ -15,9 +15,9 @@ from typing import Any
 
 from wlmap.definitions import Definition
 from wlmap.errors import WriteBackError
-from wlmap.placement.plan.planner import GangPlan
+from wlmap.placement.gangs import Topology
+from wlmap.placement.plan.gang_plan import GangPlan
 from wlmap.placement.plan.room import CLUSTER, level_key
-from wlmap.placement.topology import Topology
 from wlmap.workload import PodChanges, patch_pods
 
 __all__ = ["annotation_for", "coarser", "coarser_key", "patch_item", "placed"]

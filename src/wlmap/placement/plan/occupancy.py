@@ -22,9 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wlmap.errors import PlacementInputError, WlmapError
-from wlmap.placement.readers.kube_nodes import GPU_RESOURCE, nodes_from_objects
-from wlmap.placement.topology import FreeCapacity, Topology, TopologyError, build_topology
-from wlmap.placement.topology.tree import HOSTNAME_LABEL
+from wlmap.placement.gangs import (
+    HOSTNAME_LABEL,
+    FreeCapacity,
+    Topology,
+    TopologyError,
+    build_topology,
+)
+from wlmap.placement.nodes import GPU_RESOURCE, nodes_from_objects
 from wlmap.workload.resources import pod_resources
 
 __all__ = ["FINISHED_PHASES", "HeldGpus", "Occupancy", "PendingPod", "pod_gpus", "read_occupancy"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wlmap.placement.plan.gang_plan import GangPlan
 from wlmap.placement.plan.occupancy import Occupancy
-from wlmap.placement.plan.planner import GangPlan
 
 __all__ = ["ClusterPlan", "rank_clusters"]
 

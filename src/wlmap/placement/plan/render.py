@@ -12,7 +12,7 @@ Each form says as much of the decision as its API can:
   same terms, so the group stays together as Kueue would keep it.
 - ``kueue``: the pod templates' ``kueue.x-k8s.io/podset-required-topology`` or
   ``podset-preferred-topology`` at the plan's level (see :mod:`._levels` and
-  :mod:`._kueue` for Kueue's validation rules the patches keep). Kueue picks the domain
+  :mod:`._kueue_patches` for Kueue's validation rules the patches keep). Kueue picks the domain
   itself; the level is what can be asked.
 - ``kai``: the workload's ``kai.scheduler/topology``, ``-required-placement`` or
   ``-preferred-placement`` (the same level rule), with the KAI ``Topology`` object they name
@@ -31,7 +31,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wlmap.definitions import Definition
-from wlmap.placement.plan._kueue import kueue_patches, with_companions
+from wlmap.placement.feed import KAI_PREFERRED, KAI_REQUIRED, KAI_TOPOLOGY
+from wlmap.placement.gangs import Topology
+from wlmap.placement.plan._kueue_patches import kueue_patches, with_companions
 from wlmap.placement.plan._levels import (
     annotation_for,
     coarser,
@@ -39,10 +41,8 @@ from wlmap.placement.plan._levels import (
     patch_item,
     placed,
 )
-from wlmap.placement.plan.planner import GangPlan
+from wlmap.placement.plan.gang_plan import GangPlan
 from wlmap.placement.plan.room import CLUSTER, level_key, level_word
-from wlmap.placement.topology import Topology
-from wlmap.placement.topology.workload_gangs import KAI_PREFERRED, KAI_REQUIRED, KAI_TOPOLOGY
 from wlmap.workload import PodChanges, WorkloadView
 
 __all__ = [

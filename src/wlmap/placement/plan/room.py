@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from wlmap.placement.topology import FreeCapacity, Gang, Topology
-from wlmap.placement.topology.tree import HOSTNAME_LABEL
+from wlmap.placement.gangs import HOSTNAME_LABEL, FreeCapacity, Gang, Topology
 
 __all__ = ["CLUSTER", "ancestors", "domain_room", "level_key", "level_word"]
 

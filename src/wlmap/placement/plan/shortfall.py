@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from wlmap.placement.gangs import FreeCapacity, Gang
 from wlmap.placement.plan.occupancy import HeldGpus, Occupancy
 from wlmap.placement.plan.room import CLUSTER, ancestors, domain_room, level_key, level_word
-from wlmap.placement.topology import FreeCapacity, Gang
 
 __all__ = ["Relief", "Shortfall", "shortfall"]
 

@@ -17,9 +17,9 @@ from tests.unit.placement.plan.inputs import (
     gpu_job,
     occupancy,
 )
+from wlmap.placement.feed import gang_requests
+from wlmap.placement.gangs import make_gang_policy
 from wlmap.placement.plan import GangPlan, Occupancy, plan_gangs
-from wlmap.placement.topology.registry import make_gang_policy
-from wlmap.placement.topology.workload_gangs import gang_requests
 
 
 def plan(

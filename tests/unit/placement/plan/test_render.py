@@ -20,18 +20,18 @@ from tests.unit.placement.plan.inputs import (
     gpu_job,
     occupancy,
 )
+from wlmap.placement.feed import gang_requests
+from wlmap.placement.gangs import make_gang_policy
 from wlmap.placement.plan import (
     GangPlan,
     Occupancy,
     affinity_patches,
     kai_objects,
     kueue_patches,
+    level_key,
     plan_gangs,
     workload_api_objects,
 )
-from wlmap.placement.plan.room import level_key
-from wlmap.placement.topology.registry import make_gang_policy
-from wlmap.placement.topology.workload_gangs import gang_requests
 from wlmap.schedulers import workload_api_objects as upstream_objects
 
 

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from tests.unit.placement.plan.inputs import gpu_job
 from tests.unit.placement.plan.test_planner import plan
-from wlmap.placement.model import Node
-from wlmap.placement.plan.room import CLUSTER, domain_room
-from wlmap.placement.topology import FreeCapacity, Gang, build_topology
+from wlmap.placement.gangs import FreeCapacity, Gang, build_topology
+from wlmap.placement.nodes import Node
+from wlmap.placement.plan import CLUSTER, domain_room
 
 LEVELS = ("block", "rack")
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from wlmap.placement.model import Node, Placement, Pod
-from wlmap.placement.policy import Policy
-from wlmap.placement.state import ClusterState
+from wlmap.placement.nodes import Node
+from wlmap.placement.packing import ClusterState, Placement, Pod, Policy
 
 
 def node(name: str, gpus: int, cpu: int = 64_000, model: str = "G2") -> Node:

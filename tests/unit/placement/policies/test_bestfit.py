@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.unit.placement.policies._cluster import fresh, node, pod, use
-from wlmap.placement.model import Placement
-from wlmap.placement.policies.bestfit import BestFitPolicy
+from wlmap.placement.packing import Placement
+from wlmap.placement.packing.policies.bestfit import BestFitPolicy
 
 
 def test_tightest_node_then_tightest_gpu() -> None:

@@ -5,10 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from tests.unit.placement.policies._cluster import fresh, node, occupy, pod
-from wlmap.placement.model import Placement
-from wlmap.placement.policies._common import tie_rank
-from wlmap.placement.policies.clustering import ClusteringPolicy
-from wlmap.placement.state import ClusterState
+from wlmap.placement.packing import ClusterState, Placement, tie_rank
+from wlmap.placement.packing.policies.clustering import ClusteringPolicy
 
 
 def cluster() -> tuple[ClusteringPolicy, ClusterState]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.unit.placement.policies._cluster import fresh, node, pod, use
-from wlmap.placement.model import Placement
-from wlmap.placement.policies.dotproduct import DotProductPolicy
+from wlmap.placement.packing import Placement
+from wlmap.placement.packing.policies.dotproduct import DotProductPolicy
 
 
 def test_least_aligned_free_vector_wins() -> None:

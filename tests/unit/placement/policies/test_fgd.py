@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from wlmap.placement.model import Node, Placement, Pod
-from wlmap.placement.policies._common import tie_rank
-from wlmap.placement.policies.fgd import FGDPolicy
-from wlmap.placement.policy import make_policy
-from wlmap.placement.state import ClusterState
+from wlmap.placement.nodes import Node
+from wlmap.placement.packing import ClusterState, Placement, Pod, make_policy, tie_rank
+from wlmap.placement.packing.policies.fgd import FGDPolicy
 
 A = Pod("a", cpu_milli=4000, memory_mib=1, num_gpu=1, gpu_milli=500)
 B = Pod("b", cpu_milli=8000, memory_mib=1, num_gpu=1, gpu_milli=1000)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wlmap.placement.model import Pod
-from wlmap.placement.policies.fragmentation import fragmentation, target_workload
+from wlmap.placement.packing import Pod
+from wlmap.placement.packing.policies.fragmentation import fragmentation, target_workload
 
 MODELS = ("G2", "T4")
 

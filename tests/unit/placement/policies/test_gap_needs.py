@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wlmap.placement.model import MILLI, Node, Placement, Pod
-from wlmap.placement.policies._gap_needs import gap_needs
-from wlmap.placement.policies._share_plan import SharePlan
-from wlmap.placement.policies.wlmap_policy import WlmapPolicy
-from wlmap.placement.state import ClusterState
+from wlmap.placement.nodes import Node
+from wlmap.placement.packing import MILLI, ClusterState, Placement, Pod
+from wlmap.placement.packing.policies._gap_needs import gap_needs
+from wlmap.placement.packing.policies._share_plan import SharePlan
+from wlmap.placement.packing.policies.wlmap_policy import WlmapPolicy
 
 
 def plan(prices: dict[int, float]) -> SharePlan:

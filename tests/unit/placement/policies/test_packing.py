@@ -5,11 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from tests.unit.placement.policies._cluster import fresh, node, pod, use
-from wlmap.placement.model import Placement
-from wlmap.placement.policies._common import tie_rank
-from wlmap.placement.policies.packing import PackingPolicy
-from wlmap.placement.simulator import place_each
-from wlmap.placement.state import ClusterState
+from wlmap.placement.packing import ClusterState, Placement, place_each, tie_rank
+from wlmap.placement.packing.policies.gpu_packing import PackingPolicy
 
 
 def cluster() -> tuple[PackingPolicy, ClusterState]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.unit.placement.policies._cluster import fresh, node, pod, use
-from wlmap.placement.model import Placement
-from wlmap.placement.policies.random import RandomPolicy
+from wlmap.placement.packing import Placement
+from wlmap.placement.packing.policies.random import RandomPolicy
 
 
 def draws(seed: int, count: int = 200) -> list[Placement | None]:

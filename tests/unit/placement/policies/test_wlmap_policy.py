@@ -5,14 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wlmap.placement.model import Node, Placement, Pod
-from wlmap.placement.policies._common import tie_rank
-from wlmap.placement.policies._node_pressure import NodePressure
-from wlmap.placement.policies._share_plan import share_plan
-from wlmap.placement.policies.fgd import FGDPolicy
-from wlmap.placement.policies.wlmap_policy import WlmapPolicy
-from wlmap.placement.policy import make_policy
-from wlmap.placement.state import ClusterState
+from wlmap.placement.nodes import Node
+from wlmap.placement.packing import ClusterState, Placement, Pod, make_policy, share_plan, tie_rank
+from wlmap.placement.packing.policies._node_pressure import NodePressure
+from wlmap.placement.packing.policies.fgd import FGDPolicy
+from wlmap.placement.packing.policies.wlmap_policy import WlmapPolicy
 
 SEEDS = range(42, 52)
 

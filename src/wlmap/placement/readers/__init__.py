@@ -1,1 +1,0 @@
-"""Readers that turn trace and cluster files into placement nodes and pods."""
