@@ -34,30 +34,12 @@ class Session:
     @cached_property
     def registry(self) -> Registry:
         """Built-in definitions, then the cluster's (live mode), then ``--definitions``."""
-        from wlmap.catalog import builtin_registry  # noqa: PLC0415 - loaded when first used
-        from wlmap.definitions import load_definitions  # noqa: PLC0415
-        from wlmap.sources.entries import is_from_cluster  # noqa: PLC0415
+        from wlmap.app.definitions import DefinitionSet  # noqa: PLC0415 - loaded when first used
 
-        registry = builtin_registry()
-        for definition, origin in self.cluster_definitions:
-            gvk = definition.root_gvk
-            previous = registry.find(gvk.api_version, gvk.kind) if gvk else None
-            if (
-                previous
-                and is_from_cluster(previous.origin)
-                and previous.definition.root_gvk == gvk
-            ):
-                self.output.warn(
-                    f"{gvk}: {origin} overrides {previous.origin}; keep one cluster "
-                    "definition per kind"
-                )
-            registry.add(definition, origin)
-        registry.collisions.clear()  # cluster definitions are meant to override built-in ones
-        for source in self.definition_sources:
-            registry.extend(load_definitions(source), source)
-        for collision in registry.collisions:
-            self.output.warn(collision)
-        return registry
+        merged = DefinitionSet(self.definition_sources, self.cluster_definitions).merge()
+        for warning in merged.warnings:
+            self.output.warn(warning)
+        return merged.registry
 
     def use_cluster_definitions(self, definitions: Sequence[tuple[Definition, str]]) -> None:
         """Merge definitions read from the cluster (before the registry is first used)."""
