@@ -18,15 +18,37 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from wlmap.app.definitions import Definitions, DefinitionSet, definitions_in_use
+    from wlmap.app.workloads import (
+        Listing,
+        Reading,
+        Warn,
+        Workloads,
+        uncovered_warning,
+        view_warnings,
+    )
 
 # Where each public name lives.
 _HOMES = {
     "DefinitionSet": "wlmap.app.definitions",
     "Definitions": "wlmap.app.definitions",
     "definitions_in_use": "wlmap.app.definitions",
+    **dict.fromkeys(
+        ("Listing", "Reading", "Warn", "Workloads", "uncovered_warning", "view_warnings"),
+        "wlmap.app.workloads",
+    ),
 }
 
-__all__ = ["DefinitionSet", "Definitions", "definitions_in_use"]
+__all__ = [
+    "DefinitionSet",
+    "Definitions",
+    "Listing",
+    "Reading",
+    "Warn",
+    "Workloads",
+    "definitions_in_use",
+    "uncovered_warning",
+    "view_warnings",
+]
 
 
 def __getattr__(name: str) -> Any:

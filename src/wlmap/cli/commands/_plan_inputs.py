@@ -97,7 +97,7 @@ def cluster_from_context(session: Session, context: str | None) -> list[Manifest
 def workloads_live(session: Session, token: str, name: str, namespace: str | None) -> list[Found]:
     """The named workload read from the current cluster (with its pods, as ``get`` reads it)."""
     live = read_live(session, Request(token, name, namespace))
-    found, _ = session.read(live.manifests, pods_listed=live.pods_listed)
+    found = session.read(live.manifests, pods_listed=live.pods_listed).found
     gvk = live.gvk
     return [
         f
