@@ -1,20 +1,24 @@
-"""What ``wlmap simulate`` runs: reading the inputs, the runs per policy and seed, the rows.
+"""Packing simulation (``wlmap simulate``): reading the inputs, the runs per policy and
+seed, the rows.
 
-Kept apart from the command so that the command module stays a list of options; nothing
-here is imported before ``simulate`` runs (numpy, HiGHS and the policies load on first use).
+Nothing here is imported before a simulation runs (numpy, HiGHS and the policies load on
+first use).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wlmap.errors import PlacementInputError
 from wlmap.placement.model import Node, Pod
+
+if TYPE_CHECKING:
+    from wlmap.sources.workloads import Found
 
 BOUND = "bound"
 
@@ -32,6 +36,50 @@ class PodSource:
     pods: list[Pod]
     file: str
     trace: str
+
+
+def policy_names() -> list[str]:
+    """Every packing policy by name, then the offline bound."""
+    from wlmap.placement.policy import POLICIES  # noqa: PLC0415 - loads numpy
+
+    return [*POLICIES, BOUND]
+
+
+def pod_source(
+    cluster: Sequence[Node],
+    *,
+    pods: str | None,
+    workloads: Callable[[], Sequence[Found]],
+    trace: str | None,
+    warn: Callable[[str], None],
+) -> PodSource:
+    """The pods to place: an openb pod CSV (``pods``), else the pods of the workloads.
+
+    Raises:
+        PlacementInputError: a GPU pod asks for a model no node has.
+    """
+    if pods:
+        from wlmap.placement.readers.openb import read_openb_pods  # noqa: PLC0415
+
+        listed = read_openb_pods(pods)
+        check_models(cluster, listed, pods, csv=True)
+        return PodSource(listed, pods, trace or trace_name(pods))
+    from wlmap.placement.readers.workload_pods import workload_pods  # noqa: PLC0415
+
+    models = sorted({n.gpu_model for n in cluster if n.gpus > 0 and n.gpu_model})
+    found = workloads()
+    warnings: list[str] = []
+    placed = []
+    for item in found:
+        origin = item.manifest.origin
+        mine = workload_pods(item.view, file=origin, models=models, warnings=warnings)
+        check_models(cluster, mine, origin, csv=False)
+        placed.extend(mine)
+    for warning in warnings:
+        warn(warning)
+    if not placed:
+        warn("the workloads have no pods to place")
+    return PodSource(placed, "", trace or "workloads")
 
 
 def read_nodes(path: str) -> list[Node]:
