@@ -23,7 +23,8 @@ from wlmap.placement.plan import (
     read_occupancy,
     workload_api_objects,
 )
-from wlmap.placement.topology import GangPolicy
+from wlmap.placement.plan.room import CLUSTER, level_word
+from wlmap.placement.topology import GangPolicy, Topology
 from wlmap.placement.topology.registry import GANG_POLICIES, make_gang_policy
 from wlmap.placement.topology.workload_gangs import WorkloadGang, gang_requests
 from wlmap.schedulers import workload_api_objects as upstream_workload_objects
@@ -32,9 +33,13 @@ from wlmap.sources.manifests import Manifest
 from wlmap.sources.workloads import Found
 
 __all__ = [
+    "CLUSTER",
     "ClusterSource",
+    "GangPlan",
     "Planned",
+    "Topology",
     "gang_policies",
+    "level_word",
     "own_uids",
     "plan_clusters",
     "policy_factory",

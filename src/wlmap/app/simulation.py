@@ -231,3 +231,11 @@ def bound_rows(
         }
         for p in bound.points
     ]
+
+
+def plot_results(rows: Sequence[dict[str, str]], stem: Path) -> list[Path]:
+    """Plot the allocation per arrived share of each policy in ``rows`` (as ``simulate``
+    writes them) beside ``stem``; the files written (a PNG and an SVG)."""
+    from wlmap.placement.plot import curves, plot_allocation  # noqa: PLC0415 - matplotlib
+
+    return plot_allocation(curves(rows), stem)

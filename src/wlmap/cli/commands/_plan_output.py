@@ -10,10 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from wlmap.app.plan import Planned
-from wlmap.placement.plan import GangPlan
-from wlmap.placement.plan.room import CLUSTER, level_word
-from wlmap.placement.topology import Topology
+from wlmap.app.plan import CLUSTER, GangPlan, Planned, Topology, level_word
 
 __all__ = ["document", "table"]
 
