@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from wlmap.catalog import builtin_registry
+from wlmap.app import definitions_in_use
 from wlmap.workload import interpret, prepare
 from wlmap.workload.resources import PodResources, pod_resources
 
@@ -223,7 +223,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     args = parser.parse_args()
-    registry = builtin_registry()
+    registry = definitions_in_use()
     print(f"{'kind':<12} {'objects':>7} {'map wl/s':>10} {'adapter wl/s':>13} {'ratio':>6}")
     overall_map = overall_base = 0.0
     for kind, adapter in ADAPTERS.items():

@@ -21,14 +21,14 @@ from typing import Any
 
 from interpret import ADAPTERS, load
 
-from wlmap.catalog import builtin_registry
+from wlmap.app import definitions_in_use
 from wlmap.workload import interpret, prepare
 
 
 def run_side(kind: str, side: str, rounds: int) -> None:
     """The measured process: ``rounds`` passes of one side over the kind's objects."""
     objs = load(kind)
-    registry = builtin_registry()
+    registry = definitions_in_use()
     pairs = [(prepare(registry.for_object(o)), o) for o in objs]
     adapter = ADAPTERS[kind]
 

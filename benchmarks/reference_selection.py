@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from wlmap.catalog import builtin_registry
+from wlmap.app import definitions_in_use
 from wlmap.sources.manifests import Manifest
 from wlmap.sources.workloads import WorkloadReader
 
@@ -66,7 +66,7 @@ def build(count: int, *, children: bool) -> list[Manifest]:
 
 def read_time(manifests: list[Manifest]) -> float:
     """Best of three reads of the whole input."""
-    registry = builtin_registry()
+    registry = definitions_in_use()
     best = float("inf")
     for _ in range(3):
         reader = WorkloadReader(registry, manifests)

@@ -133,12 +133,21 @@ class WorkloadReader:
             obj = manifest.obj
             entry = self.entry(obj)
             if entry is None:
-                if obj.get("kind") not in NOT_WORKLOADS and not self._is_referenced(obj):
+                if self.uncovers(obj):
                     uncovered.append(manifest)
                 continue
             view = self.view(entry, obj)
             found.append(Found(manifest, entry, view, self.is_top_level(obj)))
         return found, uncovered
+
+    def uncovers(self, obj: Mapping[str, Any]) -> bool:
+        """Whether ``obj`` is left uncovered: no definition maps its kind, it is of a kind
+        that carries workloads, and no definition reads objects of its kind by reference."""
+        return (
+            self.entry(obj) is None
+            and obj.get("kind") not in NOT_WORKLOADS
+            and not self._is_referenced(obj)
+        )
 
     def _is_referenced(self, obj: Mapping[str, Any]) -> bool:
         """A definition refers to objects of this kind (read through the workload)."""

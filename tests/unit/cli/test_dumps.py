@@ -14,7 +14,7 @@ import yaml
 from tests.corpus import corpus_object
 from tests.unit.cli.runner import run
 from tests.unit.workload.podfactory import make_pod
-from wlmap.cli import _session
+from wlmap.app import workloads
 
 
 def owned_by(obj: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
@@ -117,7 +117,7 @@ def test_a_large_dump_lists_the_same_rows_in_forked_workers_as_in_one_process(
     ]
     bases = [corpus_object(relative, kind) for relative, kind in kinds]
     items = []
-    for index in range(_session.PARALLEL_THRESHOLD + 100):
+    for index in range(workloads.PARALLEL_THRESHOLD + 100):
         obj = copy.deepcopy(bases[index % len(bases)])
         obj["metadata"].update(name=f"w-{index}", namespace=f"ns-{index % 7}", uid=f"u-{index}")
         items.append(obj)
@@ -126,7 +126,7 @@ def test_a_large_dump_lists_the_same_rows_in_forked_workers_as_in_one_process(
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     code, forked, _ = run(capsys, "get", "--all-types", "-f", str(path), "-o", "json")
     assert code == 0
-    monkeypatch.setattr(_session, "PARALLEL_THRESHOLD", len(items) + 1)
+    monkeypatch.setattr(workloads, "PARALLEL_THRESHOLD", len(items) + 1)
     code, serial, _ = run(capsys, "get", "--all-types", "-f", str(path), "-o", "json")
     assert code == 0
     rows = json.loads(forked)["items"]

@@ -256,7 +256,7 @@ class Terminal(io.StringIO):
 
 
 def test_progress_is_drawn_on_a_terminal_and_cleared(monkeypatch: pytest.MonkeyPatch) -> None:
-    from wlmap.cli.commands._simulation import Progress  # noqa: PLC0415 - the unit under test
+    from wlmap.app.simulation import Progress  # noqa: PLC0415 - the unit under test
 
     screen = Terminal()
     monkeypatch.setattr("sys.stderr", screen)

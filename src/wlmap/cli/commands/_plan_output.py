@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from wlmap.cli.commands._plan_run import Planned
-from wlmap.placement.gangs import Topology
-from wlmap.placement.plan import CLUSTER, GangPlan, level_word
+from wlmap.app.plan import CLUSTER, GangPlan, Planned, Topology, level_word
 
 __all__ = ["document", "table"]
 

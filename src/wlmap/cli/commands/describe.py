@@ -72,9 +72,10 @@ def describe(
 def _show(
     session: Session, manifests: list[Manifest], fmt: str, live: LiveRead | None = None
 ) -> None:
-    found, uncovered = session.read(manifests, pods_listed=live is not None and live.pods_listed)
+    reading = session.read(manifests, pods_listed=live is not None and live.pods_listed)
+    uncovered = reading.uncovered
     session.warn_uncovered(uncovered)
-    shown = _shown(found, live)
+    shown = _shown(reading.found, live)
     session.warn_views(shown)
     if shown or fmt != "table":
         session.output.data(_text(session, shown, fmt))
@@ -83,7 +84,7 @@ def _show(
 
 
 def _render(session: Session, live: LiveRead, fmt: str) -> str:
-    found, _ = session.read(live.manifests, pods_listed=live.pods_listed)
+    found = session.read(live.manifests, pods_listed=live.pods_listed).found
     return _text(session, _shown(found, live), fmt)
 
 

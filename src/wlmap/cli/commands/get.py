@@ -59,14 +59,15 @@ def get(
     if files:
         gvk = resolve_type(session.registry, type_) if type_ else None
         manifests = session.files(files)
-        listed = session.listing(manifests)
-        uncovered = session.uncovered(manifests) if gvk is None else []
+        listing = session.listing(manifests)
+        listed = listing.rows
+        uncovered = listing.uncovered if gvk is None else []
     else:
         from wlmap.cli._live import Request, read_live  # noqa: PLC0415 - live mode only
 
         live = read_live(session, Request(type_, name, namespace, all_namespaces, selector))
         gvk, namespace, all_namespaces = live.gvk, live.namespace, live.namespace is None
-        listed = session.listing(live.manifests, pods_listed=live.pods_listed)
+        listed = session.listing(live.manifests, pods_listed=live.pods_listed).rows
 
     def keep(item: Listed) -> bool:
         group = (item.api_version or "").rpartition("/")[0]

@@ -6,10 +6,17 @@ the command when it runs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import click
 
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, levels_option
+
+if TYPE_CHECKING:
+    from wlmap.app.plan import ClusterSource
+    from wlmap.sources.workloads import Found
 
 SHORT_HELP = "Where a workload's gangs would go on a cluster now, or why not."
 RENDER_CHOICES = ("affinity", "kueue", "kai", "workload")
@@ -84,22 +91,74 @@ def plan(
     pods leave: its Kueue-style topology assignment, nodes and reason, or why it does not
     fit (the binding level and resource, and whose pods finishing would make room).
     """
-    from wlmap.cli.commands import _plan_output as show  # noqa: PLC0415 - loads the engine
-    from wlmap.cli.commands import _plan_run as run  # noqa: PLC0415
+    from wlmap.app import plan as run  # noqa: PLC0415 - loads the engine
+    from wlmap.cli.commands import _plan_output as show  # noqa: PLC0415
 
     if bool(target) == bool(files):
         raise click.UsageError("give the workload as TYPE/NAME or with -f FILE (one of them)")
     if target and "/" not in target:
         raise click.UsageError(f"expected TYPE/NAME, got {target!r}")
+    known = run.gang_policies()
+    if policy not in known:
+        raise click.BadParameter(
+            f"unknown gang policy {policy!r}; expected one of: {', '.join(known)}",
+            param_hint="--policy",
+        )
     chosen = run.policy_factory(policy, objective)
-    found = run.workloads(session, files, target, namespace)
-    sources = [("dump", c) for c in clusters] + [("context", c) for c in contexts]
-    if not sources:
-        sources = [("context", session.context or "")]
-    ranked = run.plan_clusters(session, sources, levels, found, chosen)
+    found = _workloads(session, files, target, namespace)
+    sources = _sources(session, clusters, contexts or ([] if clusters else [session.context or ""]))
+    ranked = run.plan_clusters(sources, levels, found, chosen, session.output.warn)
     if render:
-        session.output.document(run.rendered(session, ranked[0], render), fmt or "yaml")
+        rendered = run.rendered(ranked[0], render, session.output.warn)
+        session.output.document(rendered, fmt or "yaml")
     elif fmt in ("json", "yaml"):
         session.output.document(show.document(ranked), fmt)
     else:
         session.output.data(show.table(ranked))
+
+
+def _workloads(
+    session: Session, files: Sequence[str], target: str | None, namespace: str | None
+) -> list[Found]:
+    """The workloads to plan: the files' top-level ones, or TYPE/NAME read live.
+
+    Raises:
+        WorkloadNotFoundError: the named workload is not there.
+    """
+    if files:
+        return session.workloads(files)
+    from wlmap.cli._live import Request, read_live  # noqa: PLC0415 - live mode only
+    from wlmap.errors import WorkloadNotFoundError  # noqa: PLC0415
+
+    assert target is not None
+    token, name = target.split("/", 1)
+    live = read_live(session, Request(token, name, namespace))
+    gvk = live.gvk
+    found = [
+        f
+        for f in session.read(live.manifests, pods_listed=live.pods_listed).found
+        if f.view.name == name and (gvk is None or (f.view.kind == gvk.kind and f.top_level))
+    ]
+    if not found:
+        raise WorkloadNotFoundError(f"{target} is not in the cluster")
+    return found
+
+
+def _sources(
+    session: Session, dumps: Sequence[str], contexts: Sequence[str]
+) -> list[ClusterSource]:
+    """The clusters to plan on: dumps first, then live contexts ("" the current one)."""
+    from wlmap.app.plan import ClusterSource  # noqa: PLC0415 - loads the engine
+    from wlmap.app.plan_inputs import cluster_from_context  # noqa: PLC0415
+
+    def dump(path: str) -> ClusterSource:
+        return ClusterSource(path, lambda: session.files([path]))
+
+    def live(context: str) -> ClusterSource:
+        name = f"context {context}" if context else "current context"
+        return ClusterSource(
+            name,
+            lambda: cluster_from_context(session.kubeconfig, context or None, session.output.warn),
+        )
+
+    return [*map(dump, dumps), *map(live, contexts)]

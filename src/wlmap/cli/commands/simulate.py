@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -23,10 +22,6 @@ from wlmap.cli.commands._simulate_options import (
 from wlmap.cli.commands.simulate_dra import dra
 from wlmap.cli.commands.simulate_gangs import gangs
 from wlmap.errors import PlacementInputError
-
-if TYPE_CHECKING:
-    from wlmap.cli.commands._simulation import PodSource
-    from wlmap.placement.nodes import Node
 
 SHORT_HELP = "Place a trace or workloads on a cluster with each policy; plot the results."
 
@@ -99,11 +94,17 @@ def simulate(
         raise click.UsageError("give the cluster with --nodes FILE")
     if bool(pods) == bool(files):
         raise click.UsageError("give the pods with --pods FILE or -f FILE (not both)")
-    from wlmap.cli.commands import _simulation as run  # noqa: PLC0415 - loads the engine
+    from wlmap.app import simulation as run  # noqa: PLC0415 - loads the engine
 
     names = _policies(policies)
     cluster = run.read_nodes(nodes)
-    source = _pod_source(session, pods, files, cluster, trace)
+    source = run.pod_source(
+        cluster,
+        pods=pods,
+        workloads=lambda: session.workloads(files),
+        trace=trace,
+        warn=session.output.warn,
+    )
     chosen = sorted({s for group in seeds for s in group}) or [42]
     if placements if placements is not None else bool(files):
         if run.BOUND in policies:
@@ -132,44 +133,10 @@ def simulate(
     write_output(session, text, output_file)
 
 
-def _pod_source(
-    session: Session,
-    pods: str | None,
-    files: Sequence[str],
-    cluster: Sequence[Node],
-    trace: str | None,
-) -> PodSource:
-    from wlmap.cli.commands._simulation import PodSource, check_models, trace_name  # noqa: PLC0415
-
-    if pods:
-        from wlmap.placement.packing import read_openb_pods  # noqa: PLC0415
-
-        listed = read_openb_pods(pods)
-        check_models(cluster, listed, pods, csv=True)
-        return PodSource(listed, pods, trace or trace_name(pods))
-    from wlmap.placement.feed import workload_pods  # noqa: PLC0415
-
-    models = sorted({n.gpu_model for n in cluster if n.gpus > 0 and n.gpu_model})
-    found = session.workloads(files)
-    warnings: list[str] = []
-    placed = []
-    for item in found:
-        origin = item.manifest.origin
-        mine = workload_pods(item.view, file=origin, models=models, warnings=warnings)
-        check_models(cluster, mine, origin, csv=False)
-        placed.extend(mine)
-    for warning in warnings:
-        session.output.warn(warning)
-    if not placed:
-        session.output.warn("the workloads have no pods to place")
-    return PodSource(placed, "", trace or "workloads")
-
-
 def _policies(asked: Sequence[str]) -> list[str]:
-    from wlmap.cli.commands._simulation import BOUND  # noqa: PLC0415
-    from wlmap.placement.packing import POLICIES  # noqa: PLC0415 - loads numpy
+    from wlmap.app.simulation import policy_names  # noqa: PLC0415 - loads numpy
 
-    known = [*POLICIES, BOUND]
+    known = policy_names()
     if not asked or "all" in asked:
         return known
     unknown = [a for a in asked if a not in known]
@@ -194,12 +161,12 @@ def plot(session: Session, results: tuple[str, ...], output_file: str | None) ->
     """Plot the allocation per arrived share of each policy (mean over seeds, range shaded)
     with the offline bound and the ideal line, from one or more CSV files written by
     ``wlmap simulate``; writes a PNG and an SVG and prints their paths."""
+    from wlmap.app.simulation import plot_results  # noqa: PLC0415 - loads matplotlib
     from wlmap.cli.commands._results import read_results  # noqa: PLC0415
-    from wlmap.placement.packing import curves, plot_allocation  # noqa: PLC0415 - matplotlib
 
     rows = [row for path in results for row in read_results(path)]
     stem = Path(output_file) if output_file else Path(results[0]).with_suffix("")
-    for path in plot_allocation(curves(rows), stem):
+    for path in plot_results(rows, stem):
         session.output.data(str(path))
 
 

@@ -89,22 +89,19 @@ def dra(
     with -f and --cluster, give one workload's pods the devices of a dump and print per
     pod the node, devices and constraints kept, or why it does not fit.
     """
-    from wlmap.cli.commands import _dra_simulation as run  # noqa: PLC0415 - loads CEL
+    from wlmap.app import dra_simulation as run  # noqa: PLC0415 - loads CEL
 
     if files:
         if cluster is None:
             raise click.UsageError("with -f, give the devices with --cluster FILE")
-        warnings: list[str] = []
-        items = run.workload_items(
+        items = run.place_workload_claims(
             session.workloads(files),
             session.files(files),
             cluster,
-            run.policy_names(policies, run.WORKLOAD_POLICIES),
+            policies,
             gang_attributes,
-            warnings,
+            session.output.warn,
         )
-        for warning in warnings:
-            session.output.warn(warning)
         fmt = fmt or "yaml"
         if fmt == "csv":
             text = render_rows(run.workload_rows(items), "csv")
@@ -118,8 +115,8 @@ def dra(
         f"SYNTHETIC cluster: {node_count} nodes x 8 GPUs, {fill:.0%} allocated at random, "
         f"{gangs} gangs of 1-4 pods with 1-4 GPUs each"
     )
-    rows = run.scenario_rows(
-        run.policy_names(policies, run.POLICIES),
+    rows = run.simulate_claims(
+        policies,
         sorted({s for group in seeds for s in group}) or [42],
         nodes=node_count,
         gangs=gangs,

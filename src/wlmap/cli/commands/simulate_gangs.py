@@ -117,19 +117,20 @@ def gangs(
     load and seed; or, with -f and --nodes, place one workload's gangs and print each
     gang's Kueue-style topology assignment (levels and pods per domain) with the reason.
     """
-    from wlmap.cli.commands import _gang_simulation as run  # noqa: PLC0415 - loads the engine
+    from wlmap.app import gang_simulation as run  # noqa: PLC0415 - loads the engine
 
     if files:
         if (nodes is None) == (topology is None):
             raise click.UsageError("with -f, give the cluster with --nodes FILE or --topology")
-        scenario = run.scenario_of(nodes or topology or "", levels, blocks)
-        policy = run.placing_policy(policies)
-        warnings: list[str] = []
-        items = run.assignment_items(
-            scenario, session.workloads(files), policy, warnings, objective=objective
+        items = run.place_workload_gangs(
+            nodes or topology or "",
+            levels,
+            blocks,
+            policies,
+            lambda: session.workloads(files),
+            session.output.warn,
+            objective=objective,
         )
-        for warning in warnings:
-            session.output.warn(warning)
         fmt = fmt or "yaml"
         if fmt == "csv":
             text = render_rows(run.assignment_rows(items), "csv")
@@ -139,10 +140,11 @@ def gangs(
         return
     if topology is None:
         raise click.UsageError("give the cluster with --topology " + _NAMES)
-    scenario = run.scenario_of(topology, levels, blocks)
-    rows, notes = run.simulation_rows(
-        scenario,
-        run.policy_names(policies),
+    rows, notes = run.simulate_gang_mix(
+        topology,
+        levels,
+        blocks,
+        policies,
         list(dict.fromkeys(loads)) or [0.8],
         sorted({s for group in seeds for s in group}) or [42],
         hours=hours,

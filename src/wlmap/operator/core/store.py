@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from wlmap.catalog import builtin_registry
+from wlmap.app.definitions import definitions_in_use
 from wlmap.definitions.document import Definition
 from wlmap.definitions.registry import Registry
 
@@ -53,8 +53,7 @@ class DefinitionStore:
     def registry(self) -> Registry:
         """Built-in definitions with the cluster's on top (in object-name order)."""
         if self._registry is None:
-            registry = builtin_registry()
-            for origin in sorted(self._good):
-                registry.add(self._good[origin], origin)
-            self._registry = registry
+            self._registry = definitions_in_use(
+                cluster=[(self._good[origin], origin) for origin in sorted(self._good)]
+            )
         return self._registry

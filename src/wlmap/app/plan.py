@@ -1,7 +1,7 @@
-"""What ``wlmap plan`` runs: read the workloads and clusters, plan, rank, and present.
+"""Planning (``wlmap plan``): the workloads' gangs placed on each cluster, the clusters
+ranked, and the decision in a scheduler's form.
 
-Kept apart from the command so that the command module stays a list of options; nothing
-here is imported before the command runs (numpy and the policies load on first use).
+Nothing here is imported before a plan runs (numpy and the policies load on first use).
 """
 
 from __future__ import annotations
@@ -10,24 +10,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import click
-
-from wlmap.cli._session import Session
-from wlmap.cli.commands._plan_inputs import (
-    Attribution,
-    cluster_from_context,
-    cluster_from_dump,
-    workloads_live,
-)
-from wlmap.errors import PlacementInputError, WorkloadNotFoundError
+from wlmap.app.plan_inputs import Attribution
+from wlmap.errors import PlacementInputError
 from wlmap.placement.feed import WorkloadGang, gang_requests
-from wlmap.placement.gangs import GANG_POLICIES, GangPolicy, make_gang_policy
+from wlmap.placement.gangs import GANG_POLICIES, GangPolicy, Topology, make_gang_policy
 from wlmap.placement.plan import (
+    CLUSTER,
     ClusterPlan,
     GangPlan,
     affinity_patches,
     kai_objects,
     kueue_patches,
+    level_word,
     plan_gangs,
     rank_clusters,
     read_occupancy,
@@ -35,16 +29,33 @@ from wlmap.placement.plan import (
 )
 from wlmap.schedulers import workload_api_objects as upstream_workload_objects
 from wlmap.sources.inventory import uid_of
+from wlmap.sources.manifests import Manifest
 from wlmap.sources.workloads import Found
 
 __all__ = [
+    "CLUSTER",
+    "ClusterSource",
+    "GangPlan",
     "Planned",
+    "Topology",
+    "gang_policies",
+    "level_word",
     "own_uids",
     "plan_clusters",
     "policy_factory",
     "rendered",
-    "workloads",
 ]
+
+Warn = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ClusterSource:
+    """A cluster to plan on: its name in the plan, and how its objects are read (when its
+    turn comes, so that its warnings follow the clusters before it)."""
+
+    name: str
+    read: Callable[[], list[Manifest]]
 
 
 @dataclass(frozen=True)
@@ -55,37 +66,15 @@ class Planned:
     by_workload: tuple[tuple[Found, tuple[GangPlan, ...]], ...]
 
 
-def policy_factory(name: str, objective: str | None) -> Callable[[], GangPolicy]:
-    """A maker of fresh policies of that name (one per cluster).
+def gang_policies() -> list[str]:
+    """The gang policies a plan can use, by name."""
+    return list(GANG_POLICIES)
 
-    Raises:
-        click.BadParameter: no policy has that name (the message lists them).
-    """
-    if name not in GANG_POLICIES:
-        raise click.BadParameter(
-            f"unknown gang policy {name!r}; expected one of: {', '.join(GANG_POLICIES)}",
-            param_hint="--policy",
-        )
+
+def policy_factory(name: str, objective: str | None) -> Callable[[], GangPolicy]:
+    """A maker of fresh policies of that name (one per cluster; see :func:`gang_policies`)."""
     make_gang_policy(name, objective=objective)  # a bad objective file fails before reading
     return lambda: make_gang_policy(name, objective=objective)
-
-
-def workloads(
-    session: Session, files: Sequence[str], target: str | None, namespace: str | None
-) -> list[Found]:
-    """The workloads to plan: the files' top-level ones, or TYPE/NAME read live.
-
-    Raises:
-        WorkloadNotFoundError: the named workload is not there.
-    """
-    if files:
-        return session.workloads(files)
-    assert target is not None
-    token, name = target.split("/", 1)
-    found = workloads_live(session, token, name, namespace)
-    if not found:
-        raise WorkloadNotFoundError(f"{target} is not in the cluster")
-    return found
 
 
 def own_uids(found: Sequence[Found]) -> set[str]:
@@ -93,7 +82,7 @@ def own_uids(found: Sequence[Found]) -> set[str]:
     return {uid for f in found if (uid := uid_of(f.manifest.obj)) is not None}
 
 
-def _requests(session: Session, found: Sequence[Found]) -> list[tuple[Found, list[WorkloadGang]]]:
+def _requests(warn: Warn, found: Sequence[Found]) -> list[tuple[Found, list[WorkloadGang]]]:
     """Each workload's gangs; workloads without any are left out with a warning, and an
     error when none has one."""
     asked = []
@@ -106,7 +95,7 @@ def _requests(session: Session, found: Sequence[Found]) -> list[tuple[Found, lis
             item.view, annotations=metadata.get("annotations"), file=origin, warnings=notes
         )
         for note in notes:
-            session.output.warn(note)
+            warn(note)
         if requests:
             asked.append((item, requests))
             continue
@@ -122,28 +111,28 @@ def _requests(session: Session, found: Sequence[Found]) -> list[tuple[Found, lis
         origin, message = problems[0] if problems else ("-f", "no workload to place")
         raise PlacementInputError(message, file=origin, row=None, column=None)
     for origin, message in problems:
-        session.output.warn(f"{origin}: {message}; left out")
+        warn(f"{origin}: {message}; left out")
     return asked
 
 
 def plan_clusters(
-    session: Session,
-    sources: Sequence[tuple[str, str]],
+    sources: Sequence[ClusterSource],
     levels: Sequence[str],
     found: Sequence[Found],
     make_policy: Callable[[], GangPolicy],
+    warn: Warn,
 ) -> list[Planned]:
     """Every cluster planned, best first; the planned workloads' own pods are not counted
-    (the plan answers where they would go, not where they are)."""
-    asked = _requests(session, found)
+    (the plan answers where they would go, not where they are).
+
+    Raises:
+        PlacementInputError: no workload has a gang to place.
+    """
+    asked = _requests(warn, found)
     own = own_uids([item for item, _ in asked])
     planned: dict[str, Planned] = {}
-    for kind, where in sources:
-        if kind == "dump":
-            manifests, name = cluster_from_dump(session, where), where
-        else:
-            manifests = cluster_from_context(session, where or None)
-            name = f"context {where}" if where else "current context"
+    for source in sources:
+        manifests, name = source.read(), source.name
         attribution = Attribution(manifests)
         occupancy = read_occupancy(
             [m.obj for m in manifests],
@@ -153,7 +142,7 @@ def plan_clusters(
             skip=attribution.skipper(own),
         )
         for warning in occupancy.warnings:
-            session.output.warn(warning)
+            warn(warning)
         policy = make_policy()
         shares = tuple(
             (item, tuple(plan_gangs(occupancy, requests, policy, file=item.manifest.origin)))
@@ -165,7 +154,7 @@ def plan_clusters(
     return [planned[c.name] for c in order]
 
 
-def rendered(session: Session, planned: Planned, render: str) -> dict[str, Any]:
+def rendered(planned: Planned, render: str, warn: Warn) -> dict[str, Any]:
     """The decision on the first-ranked cluster in one scheduler's form."""
     topology = planned.cluster.occupancy.topology
     items: list[dict[str, Any]] = []
@@ -188,7 +177,7 @@ def rendered(session: Session, planned: Planned, render: str) -> dict[str, Any]:
             )
     for entry in items:
         if "error" in entry:
-            session.output.warn(f"{entry['workload']}: no {render} patch: {entry['error']}")
+            warn(f"{entry['workload']}: no {render} patch: {entry['error']}")
     if render == "workload":
         return {"apiVersion": "v1", "kind": "List", "items": items}
     return {"cluster": planned.cluster.name, "items": items}

@@ -1,4 +1,4 @@
-"""What ``wlmap plan`` reads: the clusters (dumps or live) and the workloads, the same way.
+"""What a plan reads: the clusters (dumps or live), attributed the same way.
 
 A cluster is a list of objects: a dump's items, or the nodes and pods listed live with the
 owners of those pods fetched (as ``get`` completes owners). Either way the pods are
@@ -13,16 +13,13 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from wlmap.cli._live import Request, read_live
-from wlmap.cli._session import Session
 from wlmap.errors import ClusterError
 from wlmap.sources.cluster import Cluster, discover, list_objects
 from wlmap.sources.cluster.owners import OwnerLookup
 from wlmap.sources.inventory import Inventory, controller_reference, uid_of
 from wlmap.sources.manifests import Manifest
-from wlmap.sources.workloads import Found
 
-__all__ = ["Attribution", "cluster_from_context", "cluster_from_dump", "workloads_live"]
+__all__ = ["Attribution", "cluster_from_context"]
 
 
 class Attribution:
@@ -58,12 +55,9 @@ class Attribution:
         return skip
 
 
-def cluster_from_dump(session: Session, path: str) -> list[Manifest]:
-    """The objects of a ``kubectl get nodes,pods -A -o yaml`` dump."""
-    return session.files([path])
-
-
-def cluster_from_context(session: Session, context: str | None) -> list[Manifest]:
+def cluster_from_context(
+    kubeconfig: str | None, context: str | None, warn: Callable[[str], None]
+) -> list[Manifest]:
     """Nodes, pods (every namespace) and the pods' owners, read live from a context.
 
     Raises:
@@ -71,7 +65,7 @@ def cluster_from_context(session: Session, context: str | None) -> list[Manifest
     """
 
     async def read() -> list[Manifest]:
-        cluster = await Cluster.connect(session.kubeconfig, context)
+        cluster = await Cluster.connect(kubeconfig, context)
         try:
             discovery = await discover(cluster)
             nodes, pods = discovery.find("", "Node"), discovery.find("", "Pod")
@@ -83,7 +77,7 @@ def cluster_from_context(session: Session, context: str | None) -> list[Manifest
             await lookup.complete(objects, listed[1])
             name = context or "current context"
             for qualified, names in sorted(lookup.refused.items()):
-                session.output.warn(
+                warn(
                     f"{name}: cannot read {qualified} {', '.join(sorted(names)[:3])}: forbidden; "
                     "their pods are named by their nearest owner"
                 )
@@ -92,15 +86,3 @@ def cluster_from_context(session: Session, context: str | None) -> list[Manifest
             await cluster.close()
 
     return asyncio.run(read())
-
-
-def workloads_live(session: Session, token: str, name: str, namespace: str | None) -> list[Found]:
-    """The named workload read from the current cluster (with its pods, as ``get`` reads it)."""
-    live = read_live(session, Request(token, name, namespace))
-    found, _ = session.read(live.manifests, pods_listed=live.pods_listed)
-    gvk = live.gvk
-    return [
-        f
-        for f in found
-        if f.view.name == name and (gvk is None or (f.view.kind == gvk.kind and f.top_level))
-    ]

@@ -1,21 +1,25 @@
-"""What ``wlmap simulate`` runs: reading the inputs, the runs per policy and seed, the rows.
+"""Packing simulation (``wlmap simulate``): reading the inputs, the runs per policy and
+seed, the rows.
 
-Kept apart from the command so that the command module stays a list of options; nothing
-here is imported before ``simulate`` runs (numpy, HiGHS and the policies load on first use).
+Nothing here is imported before a simulation runs (numpy, HiGHS and the policies load on
+first use).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wlmap.errors import PlacementInputError
 from wlmap.placement.nodes import Node
 from wlmap.placement.packing import Pod
+
+if TYPE_CHECKING:
+    from wlmap.sources.workloads import Found
 
 BOUND = "bound"
 
@@ -33,6 +37,50 @@ class PodSource:
     pods: list[Pod]
     file: str
     trace: str
+
+
+def policy_names() -> list[str]:
+    """Every packing policy by name, then the offline bound."""
+    from wlmap.placement.packing import POLICIES  # noqa: PLC0415 - loads numpy
+
+    return [*POLICIES, BOUND]
+
+
+def pod_source(
+    cluster: Sequence[Node],
+    *,
+    pods: str | None,
+    workloads: Callable[[], Sequence[Found]],
+    trace: str | None,
+    warn: Callable[[str], None],
+) -> PodSource:
+    """The pods to place: an openb pod CSV (``pods``), else the pods of the workloads.
+
+    Raises:
+        PlacementInputError: a GPU pod asks for a model no node has.
+    """
+    if pods:
+        from wlmap.placement.packing import read_openb_pods  # noqa: PLC0415
+
+        listed = read_openb_pods(pods)
+        check_models(cluster, listed, pods, csv=True)
+        return PodSource(listed, pods, trace or trace_name(pods))
+    from wlmap.placement.feed import workload_pods  # noqa: PLC0415
+
+    models = sorted({n.gpu_model for n in cluster if n.gpus > 0 and n.gpu_model})
+    found = workloads()
+    warnings: list[str] = []
+    placed = []
+    for item in found:
+        origin = item.manifest.origin
+        mine = workload_pods(item.view, file=origin, models=models, warnings=warnings)
+        check_models(cluster, mine, origin, csv=False)
+        placed.extend(mine)
+    for warning in warnings:
+        warn(warning)
+    if not placed:
+        warn("the workloads have no pods to place")
+    return PodSource(placed, "", trace or "workloads")
 
 
 def read_nodes(path: str) -> list[Node]:
@@ -188,3 +236,11 @@ def bound_rows(
         }
         for p in bound.points
     ]
+
+
+def plot_results(rows: Sequence[dict[str, str]], stem: Path) -> list[Path]:
+    """Plot the allocation per arrived share of each policy in ``rows`` (as ``simulate``
+    writes them) beside ``stem``; the files written (a PNG and an SVG)."""
+    from wlmap.placement.packing import curves, plot_allocation  # noqa: PLC0415 - matplotlib
+
+    return plot_allocation(curves(rows), stem)

@@ -1,13 +1,12 @@
-"""What ``wlmap simulate dra`` runs: the SYNTHETIC scenario, and one workload's claims on
-the devices of a dump, with first-fit and with wlmap's gang planner.
+"""DRA device placement (``wlmap simulate dra``): the SYNTHETIC scenario, and one
+workload's claims on the devices of a dump, with first-fit and with wlmap's gang planner.
 
-Kept apart from the command so that the command module stays a list of options; the CEL
-engine loads only when the command runs.
+The CEL engine loads only when this module is first used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wlmap.errors import PlacementInputError
@@ -35,8 +34,10 @@ if TYPE_CHECKING:
 __all__ = [
     "POLICIES",
     "WORKLOAD_POLICIES",
+    "place_workload_claims",
     "policy_names",
     "scenario_rows",
+    "simulate_claims",
     "workload_items",
     "workload_rows",
 ]
@@ -78,6 +79,44 @@ def scenario_rows(
         for policy in policies
         for seed in seeds
     ]
+
+
+def simulate_claims(
+    policies: Sequence[str],
+    seeds: Sequence[int],
+    *,
+    nodes: int,
+    gangs: int,
+    hold: float,
+    fill: float,
+) -> list[dict[str, Any]]:
+    """:func:`scenario_rows` for the policies asked (every one when none or ``all``)."""
+    return scenario_rows(
+        policy_names(policies, POLICIES), seeds, nodes=nodes, gangs=gangs, hold=hold, fill=fill
+    )
+
+
+def place_workload_claims(
+    workloads: Sequence[Found],
+    manifests: Sequence[Manifest],
+    cluster: str,
+    policies: Sequence[str],
+    gang_attributes: Sequence[str],
+    warn: Callable[[str], None],
+) -> list[dict[str, Any]]:
+    """:func:`workload_items` for the policies asked (every one when none or ``all``)."""
+    warnings: list[str] = []
+    items = workload_items(
+        workloads,
+        manifests,
+        cluster,
+        policy_names(policies, WORKLOAD_POLICIES),
+        gang_attributes,
+        warnings,
+    )
+    for warning in warnings:
+        warn(warning)
+    return items
 
 
 def workload_items(

@@ -1,17 +1,18 @@
-"""What ``wlmap simulate gangs`` runs: the scenario, the simulated runs, one workload's gangs.
+"""Topology-aware gang placement (``wlmap simulate gangs``): the scenario, the simulated
+runs, and one workload's gangs placed on a cluster.
 
-Kept apart from the command so that the command module stays a list of options; nothing
-here is imported before the command runs (numpy and the policies load on first use).
+Nothing here is imported before a simulation runs (numpy and the policies load on first
+use).
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wlmap.cli.commands._simulation import Progress
+from wlmap.app.simulation import Progress
 from wlmap.errors import PlacementInputError
 from wlmap.placement.feed import Intent, gang_requests, to_gang
 from wlmap.placement.gangs import (
@@ -41,9 +42,11 @@ __all__ = [
     "DEFAULT_POLICY",
     "assignment_items",
     "assignment_rows",
+    "place_workload_gangs",
     "placing_policy",
     "policy_names",
     "scenario_of",
+    "simulate_gang_mix",
     "simulation_rows",
 ]
 
@@ -241,6 +244,60 @@ def assignment_items(
                 entry["cost"] = round(quality.cost, 4)
             items.append(entry)
     return items
+
+
+def place_workload_gangs(
+    cluster: str,
+    levels: Sequence[str],
+    blocks: int,
+    policies: Sequence[str],
+    workloads: Callable[[], Sequence[Found]],
+    warn: Callable[[str], None],
+    *,
+    objective: str | None = None,
+) -> list[dict[str, Any]]:
+    """Each gang of the workloads placed in turn on ``cluster`` (a node list or a
+    ``--topology`` value) with the first policy asked, as :func:`assignment_items` says.
+
+    Raises:
+        PlacementInputError: the cluster or a policy is unknown or unreadable.
+    """
+    scenario = scenario_of(cluster, levels, blocks)
+    policy = placing_policy(policies)
+    warnings: list[str] = []
+    items = assignment_items(scenario, workloads(), policy, warnings, objective=objective)
+    for warning in warnings:
+        warn(warning)
+    return items
+
+
+def simulate_gang_mix(
+    topology: str,
+    levels: Sequence[str],
+    blocks: int,
+    policies: Sequence[str],
+    loads: Sequence[float],
+    seeds: Sequence[int],
+    *,
+    hours: float,
+    queue: QueueMode,
+    verify: bool,
+    durations: str | None,
+    objective: str | None = None,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The SYNTHETIC job mix simulated on a ``--topology`` value, as :func:`simulation_rows`
+    says, for the policies asked (every one when none or ``all``)."""
+    return simulation_rows(
+        scenario_of(topology, levels, blocks),
+        policy_names(policies),
+        loads,
+        seeds,
+        hours=hours,
+        queue=queue,
+        verify=verify,
+        durations=durations,
+        objective=objective,
+    )
 
 
 def _intent(intent: Intent | None) -> dict[str, str] | None:
