@@ -47,7 +47,7 @@ class DefinitionSet:
         """
         from wlmap.catalog import builtin_registry  # noqa: PLC0415 - loaded when first used
         from wlmap.definitions import load_definitions  # noqa: PLC0415
-        from wlmap.sources.entries import is_from_cluster  # noqa: PLC0415
+        from wlmap.sources.entries import is_from_cluster  # noqa: PLC0415 - start-up cost
 
         registry = builtin_registry()
         warnings: list[str] = []

@@ -187,7 +187,7 @@ def assignment_items(
     objective: str | None = None,
 ) -> list[dict[str, Any]]:
     """Each gang of the workloads placed in turn, with its Kueue-style assignment and reason."""
-    from wlmap.placement.gangs import FreeCapacity, apply, measure  # noqa: PLC0415
+    from wlmap.placement.gangs import FreeCapacity, apply, measure  # noqa: PLC0415 - start-up cost
 
     topology = scenario.topology
     capacity = FreeCapacity(topology)

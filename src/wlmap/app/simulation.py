@@ -60,12 +60,12 @@ def pod_source(
         PlacementInputError: a GPU pod asks for a model no node has.
     """
     if pods:
-        from wlmap.placement.packing import read_openb_pods  # noqa: PLC0415
+        from wlmap.placement.packing import read_openb_pods  # noqa: PLC0415 - start-up cost
 
         listed = read_openb_pods(pods)
         check_models(cluster, listed, pods, csv=True)
         return PodSource(listed, pods, trace or trace_name(pods))
-    from wlmap.placement.feed import workload_pods  # noqa: PLC0415
+    from wlmap.placement.feed import workload_pods  # noqa: PLC0415 - start-up cost
 
     models = sorted({n.gpu_model for n in cluster if n.gpus > 0 and n.gpu_model})
     found = workloads()
@@ -86,10 +86,10 @@ def pod_source(
 def read_nodes(path: str) -> list[Node]:
     """An openb node CSV (``.csv``) or a Kubernetes node list (anything else)."""
     if path.endswith(".csv"):
-        from wlmap.placement.packing import read_openb_nodes  # noqa: PLC0415
+        from wlmap.placement.packing import read_openb_nodes  # noqa: PLC0415 - start-up cost
 
         return read_openb_nodes(path)
-    from wlmap.placement.nodes import read_kube_nodes  # noqa: PLC0415
+    from wlmap.placement.nodes import read_kube_nodes  # noqa: PLC0415 - start-up cost
 
     return read_kube_nodes(path)
 

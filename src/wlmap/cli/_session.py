@@ -66,7 +66,7 @@ class Session:
         reading = self.reading.from_files(sources)
         top = reading.top_level
         if reading.uncovered and not top:
-            from wlmap.cli._exits import NO_DEFINITION, Exit  # noqa: PLC0415
+            from wlmap.cli._exits import NO_DEFINITION, Exit  # noqa: PLC0415 - start-up cost
 
             raise Exit(NO_DEFINITION)
         return top

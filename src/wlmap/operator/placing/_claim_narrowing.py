@@ -60,7 +60,7 @@ async def _narrow(
     identifying: Mapping[str, str],
 ) -> None:
     """Replace each of the pod's generated claims by one narrowed to ``choices``."""
-    from wlmap.placement.devices import narrowed_claim_spec  # noqa: PLC0415
+    from wlmap.placement.devices import narrowed_claim_spec  # noqa: PLC0415 - start-up cost
 
     assert state.cluster is not None
     meta = pod.get("metadata") or {}

@@ -24,7 +24,7 @@ def plan_devices(
     """The gang's allocation (or None and why the first pod fits nowhere), and the
     attribute naming each driver's devices; only devices with the ``domain``'s attribute
     values are given."""
-    from wlmap.placement.devices import (  # noqa: PLC0415
+    from wlmap.placement.devices import (  # noqa: PLC0415 - start-up cost
         DeviceState,
         GangPlanner,
         PodClaims,
@@ -54,7 +54,7 @@ def plan_devices(
 def wanted_drivers(inventory: Any, gated: Sequence[Mapping[str, Any]]) -> frozenset[str]:
     """The drivers whose devices (free or not) the gated pods' claims may be given: those
     whose new devices can let the gang fit."""
-    from wlmap.placement.devices import DeviceState  # noqa: PLC0415
+    from wlmap.placement.devices import DeviceState  # noqa: PLC0415 - start-up cost
 
     state = DeviceState(inventory)
     drivers: set[str] = set()

@@ -123,7 +123,7 @@ class CapacityCache:
             PlacementInputError: no node, no GPU node, or a level no GPU node has.
             ClusterError: nodes and pods are not listed yet, within ``SYNC_SECONDS``.
         """
-        from wlmap.placement.gangs import FreeCapacity  # noqa: PLC0415
+        from wlmap.placement.gangs import FreeCapacity  # noqa: PLC0415 - start-up cost
         from wlmap.placement.plan import HeldGpus, Occupancy, read_occupancy  # noqa: PLC0415
 
         await self.synced()
@@ -233,7 +233,7 @@ class CapacityCache:
         before = self._bound.get(uid)
         if before is not None and before.node == node:
             return  # a status update of a pod already counted
-        from wlmap.placement.plan import pod_gpus  # noqa: PLC0415
+        from wlmap.placement.plan import pod_gpus  # noqa: PLC0415 - start-up cost
 
         self._drop(uid)
         gpus = pod_gpus(pod)

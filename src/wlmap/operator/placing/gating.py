@@ -132,7 +132,7 @@ def self_signed(host: str) -> tuple[bytes, bytes]:
     """A certificate (PEM) for ``host`` that is its own CA, and its key (PEM)."""
     from cryptography import x509  # noqa: PLC0415 - only with placement on
     from cryptography.hazmat.primitives import hashes, serialization  # noqa: PLC0415
-    from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415 - start-up cost
     from cryptography.x509.oid import NameOID  # noqa: PLC0415
 
     key = ec.generate_private_key(ec.SECP256R1())

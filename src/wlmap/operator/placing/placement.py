@@ -66,7 +66,7 @@ async def place(
     if by_devices is not None:  # a DRA gang: its claims are narrowed, not its domain
         return by_devices
     # numpy and the policies load with the first plan: the operator runs without them
-    from wlmap.placement.feed import gang_requests  # noqa: PLC0415
+    from wlmap.placement.feed import gang_requests  # noqa: PLC0415 - start-up cost
     from wlmap.placement.plan import node_selector_term  # noqa: PLC0415
 
     meta = obj.get("metadata") or {}
@@ -91,7 +91,7 @@ async def place(
     refills = [i for i in chosen if any(_bound(p) for p in members[i])]
     if refills:
         # numpy and the policies load with the first refill: the operator runs without them
-        from wlmap.operator.placing._refill import refill  # noqa: PLC0415
+        from wlmap.operator.placing._refill import refill  # noqa: PLC0415 - start-up cost
 
         again = [await refill(state, obj, requests[i], members[i], pods) for i in refills]
         chosen = [i for i in chosen if i not in refills]
@@ -172,7 +172,7 @@ async def _plan(
     """The gangs planned on the cluster as the capacity cache holds it, its topology, and
     each gated pod's node by name. When every gang fits, their gated pods are assumed on
     the planned nodes before any other plan reads the cluster."""
-    from wlmap.placement.gangs import make_gang_policy  # noqa: PLC0415
+    from wlmap.placement.gangs import make_gang_policy  # noqa: PLC0415 - start-up cost
     from wlmap.placement.plan import plan_gangs  # noqa: PLC0415
 
     capacity = state.capacity

@@ -136,9 +136,9 @@ class Program:
         from highspy import ObjSense, kHighsInf  # noqa: PLC0415
 
         try:
-            from highspy._core import _Highs  # noqa: PLC0415
+            from highspy._core import _Highs  # noqa: PLC0415 - start-up cost
         except ImportError:  # older releases expose only the binding itself, as Highs
-            from highspy import Highs as _Highs  # noqa: PLC0415
+            from highspy import Highs as _Highs  # noqa: PLC0415 - start-up cost
 
         columns = [
             (s, k)

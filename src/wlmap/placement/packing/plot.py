@@ -83,7 +83,7 @@ def plot_allocation(found: Sequence[Curve], stem: Path) -> list[Path]:
     """Write ``<stem>.png`` and ``<stem>.svg``; returns their paths."""
     from matplotlib import rc_context  # noqa: PLC0415 - plotting loads matplotlib when asked
     from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
-    from matplotlib.figure import Figure  # noqa: PLC0415
+    from matplotlib.figure import Figure  # noqa: PLC0415 - start-up cost
 
     traces = sorted({c.trace for c in found})
     policies = sorted({c.policy for c in found if c.policy != BOUND})

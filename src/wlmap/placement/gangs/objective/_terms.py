@@ -141,7 +141,7 @@ def resolve(
             another number of levels.
         ValueError: ``weights`` name another number of levels than the topology has.
     """
-    from wlmap.placement.gangs.objective.loading import ObjectiveError  # noqa: PLC0415
+    from wlmap.placement.gangs.objective.loading import ObjectiveError  # noqa: PLC0415 - start-up cost
 
     problems: list[Problem] = []
     terms = objective.terms

@@ -90,9 +90,9 @@ def _dual_prices(counts: Sequence[float], found: Sequence[tuple[int, ...]]) -> F
     from highspy import ObjSense, kHighsInf  # noqa: PLC0415 - the solver loads only when needed
 
     try:
-        from highspy._core import _Highs  # noqa: PLC0415
+        from highspy._core import _Highs  # noqa: PLC0415 - start-up cost
     except ImportError:  # older releases expose only the binding itself, as Highs
-        from highspy import Highs as _Highs  # noqa: PLC0415
+        from highspy import Highs as _Highs  # noqa: PLC0415 - start-up cost
 
     solver = _Highs()
     solver.setOptionValue("output_flag", False)
