@@ -6,7 +6,11 @@ and their ratio. Both sides compute components, replicas, pod templates, per-pod
 resources, pod and GPU totals, generic status and the gang minimum; both use the same
 resource arithmetic (``pod_resources``), so the ratio measures the cost of the map itself.
 
-Run: ``python benchmarks/interpret.py [--seconds S]``
+With ``--general``, the map side skips the path generated per definition for the ordinary
+case (no pods, claims or references given) and runs the general interpreter only: the
+cost the generated path saves.
+
+Run: ``python benchmarks/interpret.py [--seconds S] [--general]``
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import yaml
 
 from wlmap.app import definitions_in_use
 from wlmap.workload import interpret, prepare
+from wlmap.workload.interpret import general_view
 from wlmap.workload.resources import PodResources, pod_resources
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -219,10 +224,18 @@ def rate(action: Callable[[], object], count: int, seconds: float) -> float:
     return count / best
 
 
+def _general(definition: Any, obj: Mapping[str, Any]) -> Any:
+    return general_view(definition, obj, None, None, None, None, False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument(
+        "--general", action="store_true", help="the general interpreter only (no generated path)"
+    )
     args = parser.parse_args()
+    view_of = _general if args.general else interpret
     registry = definitions_in_use()
     print(f"{'kind':<12} {'objects':>7} {'map wl/s':>10} {'adapter wl/s':>13} {'ratio':>6}")
     overall_map = overall_base = 0.0
@@ -242,7 +255,7 @@ def main() -> None:
             for definition, obj in pairs:
                 # gang groups are worked out on first read: read them, as the adapters
                 # compute their gang minimum
-                _ = interpret(definition, obj).gang_groups
+                _ = view_of(definition, obj).gang_groups
 
         def run_adapter(objs: list[dict[str, Any]] = objs, adapter: Any = adapter) -> None:
             for obj in objs:
