@@ -10,9 +10,10 @@ import click
 
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, levels_option
+from wlmap.schedulers import PLAN_RENDERS
 
 SHORT_HELP = "Where a workload's gangs would go on a cluster now, or why not."
-RENDER_CHOICES = ("affinity", "kueue", "kai", "workload")
+RENDER_CHOICES = tuple(PLAN_RENDERS)
 
 
 @command("plan", short_help=SHORT_HELP)

@@ -16,7 +16,6 @@ from wlmap.placement.plan.occupancy import HeldGpus, Occupancy, PendingPod, pod_
 from wlmap.placement.plan.planner import GangPlan, common_level, plan_gangs
 from wlmap.placement.plan.ranking import ClusterPlan, rank_clusters
 from wlmap.placement.plan.render import (
-    RENDERS,
     affinity_patches,
     kai_objects,
     kueue_patches,
@@ -25,7 +24,6 @@ from wlmap.placement.plan.render import (
 from wlmap.placement.plan.shortfall import Relief, Shortfall, shortfall
 
 __all__ = [
-    "RENDERS",
     "ClusterPlan",
     "GangPlan",
     "HeldGpus",

@@ -18,13 +18,12 @@ from wlmap.definitions import Definition
 from wlmap.placement.plan._levels import annotation_for, coarser, patch_item, placed
 from wlmap.placement.plan.planner import GangPlan
 from wlmap.placement.topology import Topology
-from wlmap.placement.topology.workload_gangs import KUEUE_PREFERRED, KUEUE_REQUIRED
+from wlmap.scheduler_names import KUEUE_GROUP_NAME as GROUP_NAME
+from wlmap.scheduler_names import KUEUE_PREFERRED, KUEUE_REQUIRED
+from wlmap.scheduler_names import KUEUE_UNCONSTRAINED as UNCONSTRAINED
 from wlmap.workload import PodChanges, WorkloadView
 
 __all__ = ["GROUP_NAME", "kueue_patches", "with_companions"]
-
-GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
-UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
 
 
 def _annotations(view: WorkloadView) -> dict[str, Mapping[str, Any]]:

@@ -42,20 +42,17 @@ from wlmap.placement.plan._levels import (
 from wlmap.placement.plan.planner import GangPlan
 from wlmap.placement.plan.room import CLUSTER, level_key, level_word
 from wlmap.placement.topology import Topology
-from wlmap.placement.topology.workload_gangs import KAI_PREFERRED, KAI_REQUIRED, KAI_TOPOLOGY
+from wlmap.scheduler_names import KAI_PREFERRED, KAI_REQUIRED, KAI_TOPOLOGY
+from wlmap.scheduler_names import KAI_TOPOLOGY_API as KAI_API
 from wlmap.workload import PodChanges, WorkloadView
 
 __all__ = [
-    "RENDERS",
     "affinity_patches",
     "kai_objects",
     "kueue_patches",
     "node_selector_term",
     "workload_api_objects",
 ]
-
-RENDERS = ("affinity", "kueue", "kai", "workload")
-KAI_API = "kai.scheduler/v1alpha1"
 
 
 def affinity_patches(
