@@ -8,7 +8,7 @@ gang cache and its RBAC all loop over it; a new scheduler is one module and one 
 
 from collections.abc import Mapping
 
-from wlmap.schedulers import kai, kueue, volcano, workload_api
+from wlmap.schedulers import coscheduling, kai, kueue, volcano, workload_api
 from wlmap.schedulers._affinity import AFFINITY
 from wlmap.schedulers._profile import (
     Builder,
@@ -31,6 +31,7 @@ PROFILES: Mapping[str, Profile] = {
         kai.PROFILE,
         volcano.PROFILE,
         workload_api.PROFILE,
+        coscheduling.PROFILE,
     )
 }
 
