@@ -68,7 +68,7 @@ if LINK_LABELS:  # a scheduler links pods by a label: that label may change, no 
 # Each check is (expression, what it protects); only UPDATE reaches them.
 _CHECKS = (
     (_only_links("newAnnotations", "oldAnnotations", "links"), "other annotations"),
-    (_LABELS_KEPT, "other labels" if LINK_LABELS else "labels"),
+    (_LABELS_KEPT, "labels"),  # the link labels are named in every message
     (
         "object.metadata.?ownerReferences.orValue([])"
         " == oldObject.metadata.?ownerReferences.orValue([])",
