@@ -18,16 +18,12 @@ from wlmap.placement.plan import (
     CLUSTER,
     ClusterPlan,
     GangPlan,
-    affinity_patches,
-    kai_objects,
-    kueue_patches,
     level_word,
     plan_gangs,
     rank_clusters,
     read_occupancy,
-    workload_api_objects,
 )
-from wlmap.schedulers import workload_api_objects as upstream_workload_objects
+from wlmap.schedulers import PLAN_RENDERS, PlanInput
 from wlmap.sources.inventory import uid_of
 from wlmap.sources.manifests import Manifest
 from wlmap.sources.workloads import Found
@@ -156,28 +152,17 @@ def plan_clusters(
 
 def rendered(planned: Planned, render: str, warn: Warn) -> dict[str, Any]:
     """The decision on the first-ranked cluster in one scheduler's form."""
+    form = PLAN_RENDERS[render]
     topology = planned.cluster.occupancy.topology
     items: list[dict[str, Any]] = []
     for item, plans in planned.by_workload:
-        obj, view = item.manifest.obj, item.view
+        view = item.view
         workload = f"{view.kind} {view.namespace or 'default'}/{view.name}"
-        if render == "affinity":
-            parts = affinity_patches(item.entry.definition, obj, view, plans, topology)
-            items.extend({"workload": workload, **part} for part in parts)
-        elif render == "kueue":
-            parts = kueue_patches(item.entry.definition, obj, view, plans, topology)
-            items.extend({"workload": workload, **part} for part in parts)
-        elif render == "kai":
-            kai = kai_objects(obj, plans, topology)
-            if kai is not None:
-                items.append({"workload": workload, **kai})
-        else:
-            items.extend(
-                workload_api_objects(upstream_workload_objects(view, obj), plans, topology)
-            )
+        given = PlanInput(item.entry.definition, item.manifest.obj, view, plans, topology, workload)
+        items.extend(form.render(given))
     for entry in items:
         if "error" in entry:
             warn(f"{entry['workload']}: no {render} patch: {entry['error']}")
-    if render == "workload":
+    if form.as_list:
         return {"apiVersion": "v1", "kind": "List", "items": items}
     return {"cluster": planned.cluster.name, "items": items}

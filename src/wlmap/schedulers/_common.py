@@ -9,6 +9,7 @@ from typing import Any
 
 from wlmap.workload import ComponentView, GangGroup, WorkloadView
 from wlmap.workload.gangs import scheduled_gangs
+from wlmap.workload.resources import PodResources
 
 _DNS = re.compile(r"[^a-z0-9-]+")
 MAX_LABEL = 63
@@ -87,3 +88,14 @@ def topology(gang: GangGroup) -> dict[str, Any] | None:
     if gang.topology is None:
         return None
     return gang.topology.model_dump(by_alias=True, exclude_none=True)
+
+
+def min_resources(view: WorkloadView, gang: GangGroup) -> dict[str, str]:
+    """What the gang's minimum set of pods requests (its member components' ``min_pods``
+    each), as quantities; resources none of them requests are left out."""
+    minimum = PodResources()
+    for component in pod_components(view):
+        if component.name in gang.members and component.per_pod is not None:
+            minimum = minimum.add(component.per_pod.scaled(component.min_pods))
+    requests = minimum.to_dict()["requests"].items()
+    return {k: str(v) if isinstance(v, int) else f"{v:g}" for k, v in requests if v}

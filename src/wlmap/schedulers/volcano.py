@@ -5,12 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wlmap.schedulers._common import dns_label, gangs, group_name, object_meta, pod_components
+from wlmap.schedulers._common import (
+    dns_label,
+    gangs,
+    group_name,
+    min_resources,
+    object_meta,
+    pod_components,
+)
+from wlmap.schedulers._profile import GangKind, PodLink, Profile
 from wlmap.workload import WorkloadView
-from wlmap.workload.resources import PodResources
 
-API_VERSION = "scheduling.volcano.sh/v1beta1"
+POD_GROUP = GangKind("scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup")
+API_VERSION = POD_GROUP.api_version
 POD_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"  # on each pod: its PodGroup's name
+QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"  # on the workload: its queue
 
 
 def volcano_podgroups(view: WorkloadView, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -21,7 +30,6 @@ def volcano_podgroups(view: WorkloadView, obj: Mapping[str, Any]) -> list[dict[s
     for gang in gangs(view):
         components = [c for c in pod_components(view) if c.name in gang.members]
         tasks: dict[str, int] = {}
-        minimum = PodResources()
         for component in components:
             task = (
                 component.name
@@ -29,15 +37,10 @@ def volcano_podgroups(view: WorkloadView, obj: Mapping[str, Any]) -> list[dict[s
                 else f"{component.name}-{component.instance}"
             )
             tasks[dns_label(task)] = component.min_pods
-            if component.per_pod is not None:
-                minimum = minimum.add(component.per_pod.scaled(component.min_pods))
-        resources = {k: v for k, v in minimum.to_dict()["requests"].items() if v}
         spec: dict[str, Any] = {"minMember": gang.min_member, "minTaskMember": tasks}
-        if resources:
-            spec["minResources"] = {k: _quantity(v) for k, v in resources.items()}
-        queue = ((obj.get("metadata") or {}).get("annotations") or {}).get(
-            "scheduling.volcano.sh/queue-name"
-        )
+        if resources := min_resources(view, gang):
+            spec["minResources"] = resources
+        queue = ((obj.get("metadata") or {}).get("annotations") or {}).get(QUEUE_ANNOTATION)
         if queue:
             spec["queue"] = queue
         found.append(
@@ -51,5 +54,10 @@ def volcano_podgroups(view: WorkloadView, obj: Mapping[str, Any]) -> list[dict[s
     return found
 
 
-def _quantity(value: int | float) -> str:
-    return str(value) if isinstance(value, int) else f"{value:g}"
+PROFILE = Profile(
+    name="volcano",
+    build=volcano_podgroups,
+    kinds=(POD_GROUP,),
+    link=PodLink("annotations", POD_GROUP_ANNOTATION),
+    annotations=(POD_GROUP_ANNOTATION, QUEUE_ANNOTATION),
+)

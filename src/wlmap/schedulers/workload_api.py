@@ -6,15 +6,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from wlmap.schedulers._common import dns_label, gangs, group_name, object_meta, topology
+from wlmap.schedulers._profile import GangKind, PlanInput, PlanRender, PodLink, Profile
 from wlmap.workload import WorkloadView
 
-API_VERSION = "scheduling.k8s.io/v1alpha2"
+POD_GROUP = GangKind("scheduling.k8s.io", "v1alpha2", "podgroups", "PodGroup")
+WORKLOAD = GangKind("scheduling.k8s.io", "v1alpha2", "workloads", "Workload")
+API_VERSION = POD_GROUP.api_version
+# Immutable after creation: only an admission webhook can set it, so the operator cannot.
+POD_FIELD = "spec.schedulingGroup.podGroupName"
 
 
 def workload_api_objects(view: WorkloadView, obj: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A Workload with one gang template per gang, and one PodGroup per gang referring to it.
 
-    Pods join a group through ``spec.schedulingGroup.podGroupName``.
+    Pods join a group through ``spec.schedulingGroup.podGroupName`` (``POD_FIELD``).
     """
     workload_name = group_name(view, obj)
     templates, groups = [], []
@@ -59,3 +64,20 @@ def workload_api_objects(view: WorkloadView, obj: Mapping[str, Any]) -> list[dic
         },
     }
     return [workload, *groups]
+
+
+def _render_plan(given: PlanInput) -> list[dict[str, Any]]:
+    """The Workload and PodGroups with each gang template's placement constraint."""
+    # lazy: numpy and the planner load only when a plan is rendered
+    from wlmap.placement.plan import workload_api_objects as placed  # noqa: PLC0415
+
+    return placed(workload_api_objects(given.view, given.obj), given.plans, given.topology)
+
+
+PROFILE = Profile(
+    name="workload-api",
+    build=workload_api_objects,
+    kinds=(POD_GROUP, WORKLOAD),
+    link=PodLink("field", POD_FIELD),
+    render=PlanRender("workload", _render_plan, as_list=True),
+)

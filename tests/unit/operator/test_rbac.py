@@ -108,6 +108,7 @@ def test_writes_only_what_the_operator_writes() -> None:
         ("scheduling.volcano.sh", "podgroups"),
         ("scheduling.k8s.io", "podgroups"),
         ("scheduling.k8s.io", "workloads"),
+        ("scheduling.x-k8s.io", "podgroups"),
     }
     assert _verbs(rules, "", "pods") == {"get", "list", "watch", "patch"}
     assert _verbs(rules, "", "events") == {"create", "patch"}

@@ -22,8 +22,9 @@ from wlmap.sources.cluster import ApiError, Cluster, Discovery
 from wlmap.sources.cluster.discovery import ApiResource
 
 SETTINGS = Settings(target="kai")
-LINK = POD_LINKS["kai"]
-assert LINK is not None
+KAI_LINK = POD_LINKS["kai"]
+assert KAI_LINK is not None
+LINK = KAI_LINK.name
 GROUP = ApiResource("scheduling.run.ai", "v2alpha2", "PodGroup", "podgroups", "podgroup", True)
 DISCOVERY = Discovery((ApiResource("", "v1", "Pod", "pods", "pod", True), GROUP))
 

@@ -13,13 +13,14 @@ import click
 
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, levels_option
+from wlmap.schedulers import PLAN_RENDERS
 
 if TYPE_CHECKING:
     from wlmap.app.plan import ClusterSource
     from wlmap.sources.workloads import Found
 
 SHORT_HELP = "Where a workload's gangs would go on a cluster now, or why not."
-RENDER_CHOICES = ("affinity", "kueue", "kai", "workload")
+RENDER_CHOICES = tuple(PLAN_RENDERS)
 
 
 @command("plan", short_help=SHORT_HELP)

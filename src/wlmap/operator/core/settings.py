@@ -13,10 +13,10 @@ from wlmap.operator.core.scope import (
     ServedScope,
     parse_selector,
 )
-from wlmap.schedulers import TARGETS, kai, volcano, workload_api
+from wlmap.schedulers import KEPT_TARGETS, PROFILES, PodLink
 
 # Targets whose objects the operator keeps (Kueue PodSets are not standalone objects).
-SYNC_TARGETS = ("kai", "volcano", "workload-api")
+SYNC_TARGETS = KEPT_TARGETS
 FIELD_MANAGER = "wlmap-operator"
 WORKLOAD_UID_LABEL = "wlmap.dev/workload-uid"
 # Where a pod finds its own namespace (the operator's namespace is never served).
@@ -27,21 +27,16 @@ FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 
 # The gang objects the operator keeps for each target: (apiVersion, kind).
 GANG_KINDS: Mapping[str, tuple[tuple[str, str], ...]] = {
-    "kai": ((kai.API_VERSION, "PodGroup"),),
-    "volcano": ((volcano.API_VERSION, "PodGroup"),),
-    "workload-api": (
-        (workload_api.API_VERSION, "PodGroup"),
-        (workload_api.API_VERSION, "Workload"),
-    ),
+    name: tuple((k.api_version, k.kind) for k in PROFILES[name].kinds) for name in SYNC_TARGETS
 }
 
-# How each scheduler links a pod to its group: an annotation on the pod. The upstream
-# Workload API links through spec.schedulingGroup, which is immutable after creation and
-# so can only be set by an admission webhook: the operator leaves those pods alone.
-POD_LINKS: Mapping[str, str | None] = {
-    "kai": kai.POD_GROUP_ANNOTATION,
-    "volcano": volcano.POD_GROUP_ANNOTATION,
-    "workload-api": None,
+# How each scheduler links a pod to its group: an annotation or a label the operator
+# writes on the pod. The upstream Workload API links through spec.schedulingGroup, which
+# is immutable after creation and so can only be set by an admission webhook: the
+# operator leaves those pods alone (None).
+POD_LINKS: Mapping[str, PodLink | None] = {
+    name: link if (link := PROFILES[name].link) is not None and link.writable else None
+    for name in SYNC_TARGETS
 }
 
 
@@ -50,7 +45,7 @@ class Settings:
     """How the operator runs.
 
     Attributes:
-        target: which scheduler's gang objects to keep (kai, volcano, workload-api).
+        target: which scheduler's gang objects to keep (one of ``SYNC_TARGETS``).
         namespaces: namespaces to serve; empty: those the namespace selector matches.
         namespace_selector: label selector namespaces must match; None: the default
             (``wlmap.dev/serve=true``) when no namespace is listed, no condition otherwise.
@@ -106,7 +101,6 @@ class Settings:
             raise ValueError(
                 f"target must be one of {', '.join(SYNC_TARGETS)}, not {self.target!r}"
             )
-        assert self.target in TARGETS
         scope = self.scope  # a malformed selector is refused at start, not met per event
         if self.lease_seconds < 3:
             raise ValueError(f"lease seconds must be at least 3, not {self.lease_seconds}")
@@ -163,8 +157,8 @@ class Settings:
         )
 
     @property
-    def pod_link(self) -> str | None:
-        """The pod annotation that names the group, for this target."""
+    def pod_link(self) -> PodLink | None:
+        """The pod annotation or label that names the group, for this target."""
         return POD_LINKS[self.target]
 
     @classmethod

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from wlmap.operator.core.settings import WORKLOAD_UID_LABEL
+from wlmap.schedulers import PodLink
 from wlmap.sources.inventory import uid_of
 
 __all__ = ["LINK_MEMORY_SECONDS", "Written"]
@@ -47,15 +48,15 @@ class Written:
         self._clock = clock
         self._links: dict[str, tuple[str, float]] = {}  # pod uid -> (group, when written)
         self._applied: dict[str, tuple[str, str]] = {}  # path -> (body, resourceVersion)
-        self._deferred: dict[str, tuple[str, str]] = {}  # pod uid -> (annotation, group)
+        self._deferred: dict[str, tuple[PodLink, str]] = {}  # pod uid -> (link, group)
         self._owners: dict[str, str] = {}  # gang object path -> its workload's uid
         self._objects: dict[str, dict[str, dict[str, Any]]] = {}  # uid -> path -> stub
 
-    def needs_link(self, pod: Mapping[str, Any], annotation: str, group: str) -> bool:
+    def needs_link(self, pod: Mapping[str, Any], link: PodLink, group: str) -> bool:
         """Whether ``pod`` must be patched to carry ``group``: it does not show it, and the
         operator has not written it (recently) either."""
         uid = str(uid_of(pod))
-        shown = ((pod.get("metadata") or {}).get("annotations") or {}).get(annotation)
+        shown = link.shown(pod)
         if shown == group:
             self._links.pop(uid, None)  # the copy caught up: nothing to remember
             return False
@@ -73,13 +74,13 @@ class Written:
         self._links[uid] = (group, self._clock())
         self._deferred.pop(uid, None)
 
-    def defer(self, pod: Mapping[str, Any], annotation: str, group: str) -> None:
+    def defer(self, pod: Mapping[str, Any], link: PodLink, group: str) -> None:
         """Keep a gated pod's link for the patch that releases it (one write, not two:
         nothing schedules the pod before that)."""
-        self._deferred[str(uid_of(pod))] = (annotation, group)
+        self._deferred[str(uid_of(pod))] = (link, group)
 
-    def deferred(self, pod: Mapping[str, Any]) -> tuple[str, str] | None:
-        """The (annotation, group) kept for ``pod``'s release, if any."""
+    def deferred(self, pod: Mapping[str, Any]) -> tuple[PodLink, str] | None:
+        """The (link, group) kept for ``pod``'s release, if any."""
         return self._deferred.get(str(uid_of(pod)))
 
     def link_pending(self, pod: Mapping[str, Any]) -> bool:

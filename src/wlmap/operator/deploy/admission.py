@@ -1,10 +1,11 @@
-"""The admission policy that keeps the operator's pod patches to the pod link annotations.
+"""The admission policy that keeps the operator's pod patches to the pod group links.
 
 RBAC cannot say which fields a ``patch`` may touch, and the operator must be able to patch
 any pod it serves. A ValidatingAdmissionPolicy (``admissionregistration.k8s.io/v1``, run
 by the API server itself, no webhook) closes the gap: for requests by the operator's
 service account on pods, every change other than the annotations the operator writes
-(KAI's ``pod-group-name``, Volcano's ``scheduling.k8s.io/group-name``) is denied: labels,
+(KAI's ``pod-group-name``, Volcano's ``scheduling.k8s.io/group-name``), and the labels of
+the schedulers that link pods by a label, is denied: other labels,
 other annotations, owner references, finalizers and the spec must stay as they were, and
 creating or deleting a pod is refused outright (RBAC refuses it first; the policy still
 holds if someone widens the role). The one exception is the spec of a pod that carries the
@@ -24,29 +25,50 @@ from wlmap.operator.deploy.rbac import LABELS, NAME, USERNAME
 POLICY_FILE = "policy.yaml"
 POLICY = f"{NAME}-pod-links"
 ADMISSION_API = "admissionregistration.k8s.io/v1"
-LINK_ANNOTATIONS = tuple(sorted(a for a in POD_LINKS.values() if a is not None))
-DENIED = f"{USERNAME} may only change the pod group link annotations"
+LINK_ANNOTATIONS = tuple(
+    sorted(k.name for k in POD_LINKS.values() if k is not None and k.place == "annotations")
+)
+LINK_LABELS = tuple(
+    sorted(k.name for k in POD_LINKS.values() if k is not None and k.place == "labels")
+)
+DENIED = f"{USERNAME} may only change the pod group link annotations" + (
+    " and labels" if LINK_LABELS else ""
+)
+
+
+def _only_links(new: str, old: str, links: str) -> str:
+    """A CEL check: between the ``old`` and ``new`` maps, only keys in ``links`` changed."""
+    return (
+        f"variables.{new}.all(k, k in variables.{links}"
+        f" || (k in variables.{old} && variables.{old}[k]"
+        f" == variables.{new}[k]))"
+        f" && variables.{old}.all(k, k in variables.{links}"
+        f" || k in variables.{new})"
+    )
+
+
+def _cel_list(names: tuple[str, ...]) -> str:
+    return "[" + ", ".join(f"'{a}'" for a in names) + "]"
+
 
 # Annotations and labels are absent (not empty) on a pod without any: read them as {}.
 _VARIABLES = {
-    "links": "[" + ", ".join(f"'{a}'" for a in LINK_ANNOTATIONS) + "]",
+    "links": _cel_list(LINK_ANNOTATIONS),
     "newAnnotations": "object.metadata.?annotations.orValue({})",
     "oldAnnotations": "oldObject.metadata.?annotations.orValue({})",
 }
+_LABELS_KEPT = "object.metadata.?labels.orValue({}) == oldObject.metadata.?labels.orValue({})"
+if LINK_LABELS:  # a scheduler links pods by a label: that label may change, no other
+    _VARIABLES |= {
+        "labelLinks": _cel_list(LINK_LABELS),
+        "newLabels": "object.metadata.?labels.orValue({})",
+        "oldLabels": "oldObject.metadata.?labels.orValue({})",
+    }
+    _LABELS_KEPT = _only_links("newLabels", "oldLabels", "labelLinks")
 # Each check is (expression, what it protects); only UPDATE reaches them.
 _CHECKS = (
-    (
-        "variables.newAnnotations.all(k, k in variables.links"
-        " || (k in variables.oldAnnotations && variables.oldAnnotations[k]"
-        " == variables.newAnnotations[k]))"
-        " && variables.oldAnnotations.all(k, k in variables.links"
-        " || k in variables.newAnnotations)",
-        "other annotations",
-    ),
-    (
-        "object.metadata.?labels.orValue({}) == oldObject.metadata.?labels.orValue({})",
-        "labels",
-    ),
+    (_only_links("newAnnotations", "oldAnnotations", "links"), "other annotations"),
+    (_LABELS_KEPT, "labels"),  # the link labels are named in every message
     (
         "object.metadata.?ownerReferences.orValue([])"
         " == oldObject.metadata.?ownerReferences.orValue([])",
@@ -66,7 +88,7 @@ _CHECKS = (
 
 def policy_manifests() -> list[dict[str, Any]]:
     """The ValidatingAdmissionPolicy and its binding (which denies, cluster-wide)."""
-    links = ", ".join(LINK_ANNOTATIONS)
+    links = ", ".join((*LINK_ANNOTATIONS, *LINK_LABELS))
     validations = [
         {
             "expression": "request.operation == 'UPDATE'",

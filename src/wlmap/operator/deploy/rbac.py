@@ -35,7 +35,8 @@ from typing import Any
 
 from wlmap.catalog import builtin_registry
 from wlmap.definitions.registry import Registry
-from wlmap.operator.core.settings import FIELD_MANAGER, GANG_KINDS
+from wlmap.operator.core.settings import FIELD_MANAGER, SYNC_TARGETS
+from wlmap.schedulers import PROFILES
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES
 
 NAMESPACE = "wlmap-system"
@@ -144,9 +145,9 @@ def namespaced_rules(
         grants.add("resource.k8s.io", ["resourceclaims"], ["create", "delete"])
         grants.add("resource.k8s.io", ["resourceclaimtemplates"], ["list"])
         grants.add("", ["pods/status"], ["patch"])
-    for kinds in GANG_KINDS.values():
-        for api_version, kind in kinds:
-            grants.add(api_version.rpartition("/")[0], [plural(kind)], GANG)
+    for target in SYNC_TARGETS:
+        for gang_kind in PROFILES[target].kinds:
+            grants.add(gang_kind.group, [gang_kind.plural], GANG)
     grants.add("", ["events"], ["create", "patch"])  # kopf's events about served objects
     return grants.rules()
 

@@ -117,7 +117,7 @@ def has_unlinked_pods(
     """Whether the object is, or controls (down its chain), a pod without its group link
     (nor one ``written`` and not shown yet) or with the placement gate (it waits for the
     placement controller)."""
-    annotation = settings.pod_link  # None: pods are linked by admission (Workload API)
+    link = settings.pod_link  # None: pods are linked by admission (Workload API)
     if _is_pod(obj):
         candidates: Iterable[Mapping[str, Any]] = [obj]
     else:
@@ -127,8 +127,8 @@ def has_unlinked_pods(
         and (
             is_gated(pod)
             or (
-                annotation is not None
-                and annotation not in ((pod.get("metadata") or {}).get("annotations") or {})
+                link is not None
+                and link.shown(pod) is None
                 and not (written is not None and written.link_pending(pod))
             )
         )

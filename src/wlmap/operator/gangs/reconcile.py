@@ -191,12 +191,12 @@ async def link_pods(
     groups: Mapping[str, str],
     written: Written | None = None,
 ) -> int:
-    """Patch each pod's group link annotation where its copy lacks it; with ``written``,
+    """Patch each pod's group link (annotation or label) where its copy lacks it; with ``written``,
     not again while the copy lags a link already written, and not for a gated pod: its
     release writes the link (see ``placement.release``). The number patched."""
-    annotation = settings.pod_link
+    link = settings.pod_link
     resource = discovery.find("", "Pod")
-    if annotation is None or resource is None:
+    if link is None or resource is None:
         return 0
     linked = 0
     for pod in pods:
@@ -205,14 +205,14 @@ async def link_pods(
         if group is None:
             continue
         if written is not None:
-            if not written.needs_link(pod, annotation, group):
+            if not written.needs_link(pod, link, group):
                 continue
             if is_gated(pod):  # linked by the patch that releases it
-                written.defer(pod, annotation, group)
+                written.defer(pod, link, group)
                 continue
-        elif (meta.get("annotations") or {}).get(annotation) == group:
+        elif link.shown(pod) == group:
             continue
-        patch = {"metadata": {"annotations": {annotation: group}}}
+        patch = {"metadata": link.patch(group)}
         try:
             await cluster.request(
                 "PATCH",

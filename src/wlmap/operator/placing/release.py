@@ -44,7 +44,7 @@ async def release(
         body: dict[str, Any] = {"spec": {"schedulingGates": gates or None}}
         link = state.written.deferred(pod)
         if link is not None:
-            body["metadata"] = {"annotations": {link[0]: link[1]}}
+            body["metadata"] = link[0].patch(link[1])
         if term is not None:
             affinity = copy.deepcopy(dict(spec.get("affinity") or {}))
             affinity["nodeAffinity"] = _narrowed(affinity.get("nodeAffinity") or {}, term)

@@ -41,6 +41,7 @@ from wlmap.operator.runtime.steps import (
     reconcile_step,
     requeue,
 )
+from wlmap.schedulers import PodLink
 from wlmap.sources.cluster import ApiError, Cluster, discover, list_objects, origin_of, parse_stored
 from wlmap.sources.cluster.connection import MERGE_PATCH
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES
@@ -119,13 +120,20 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
     for group, kind in sorted(kinds):
         kopf.on.event(group=group, kind=kind, registry=registry)(_workload_handler(state))
     if state.settings.pod_link is not None and not state.settings.cached_reads:
-        kopf.on.event(
-            "",
-            "v1",
-            "pods",
-            annotations={state.settings.pod_link: kopf.ABSENT},
-            registry=registry,
-        )(_pod_handler(state))
+        _register_pod_watch(registry, state, state.settings.pod_link)
+
+
+def _register_pod_watch(registry: kopf.OperatorRegistry, state: State, link: PodLink) -> None:
+    """Pods without the group link (annotation or label) come to the pod handler."""
+    unlinked = {link.name: kopf.ABSENT}
+    kopf.on.event(
+        "",
+        "v1",
+        "pods",
+        annotations=unlinked if link.place == "annotations" else None,
+        labels=unlinked if link.place == "labels" else None,
+        registry=registry,
+    )(_pod_handler(state))
 
 
 def _start_cache(state: State, kinds: set[tuple[str, str]]) -> None:

@@ -17,11 +17,6 @@ if TYPE_CHECKING:
     from wlmap.placement.feed.claim_feed import workload_claims
     from wlmap.placement.feed.gang_feed import (
         INTENT_GROUP,
-        KAI_PREFERRED,
-        KAI_REQUIRED,
-        KAI_TOPOLOGY,
-        KUEUE_PREFERRED,
-        KUEUE_REQUIRED,
         Intent,
         WorkloadGang,
         gang_requests,
@@ -33,11 +28,6 @@ _WHERE = {
     "gang_requests": "wlmap.placement.feed.gang_feed",
     "Intent": "wlmap.placement.feed.gang_feed",
     "INTENT_GROUP": "wlmap.placement.feed.gang_feed",
-    "KAI_PREFERRED": "wlmap.placement.feed.gang_feed",
-    "KAI_REQUIRED": "wlmap.placement.feed.gang_feed",
-    "KAI_TOPOLOGY": "wlmap.placement.feed.gang_feed",
-    "KUEUE_PREFERRED": "wlmap.placement.feed.gang_feed",
-    "KUEUE_REQUIRED": "wlmap.placement.feed.gang_feed",
     "to_gang": "wlmap.placement.feed.gang_feed",
     "workload_claims": "wlmap.placement.feed.claim_feed",
     "workload_pods": "wlmap.placement.feed.pod_feed",
@@ -51,11 +41,6 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "INTENT_GROUP",
-    "KAI_PREFERRED",
-    "KAI_REQUIRED",
-    "KAI_TOPOLOGY",
-    "KUEUE_PREFERRED",
-    "KUEUE_REQUIRED",
     "Intent",
     "WorkloadGang",
     "gang_requests",

@@ -43,23 +43,23 @@ from decimal import Decimal
 
 from wlmap.errors import PlacementInputError
 from wlmap.placement.gangs import Gang, Topology, TopologyError
+from wlmap.scheduler_names import (
+    KAI_PREFERRED,
+    KAI_REQUIRED,
+    KAI_SEGMENT_LEVEL,
+    KAI_SEGMENT_SIZE,
+    KAI_TOPOLOGY,
+    KUEUE_PREFERRED,
+    KUEUE_REQUIRED,
+    KUEUE_SLICE_LEVEL,
+    KUEUE_SLICE_SIZE,
+)
 from wlmap.workload import ComponentView, GangGroup, WorkloadView
 from wlmap.workload.gangs import scheduled_gangs
 from wlmap.workload.gpus import is_gpu_resource
 
 __all__ = ["INTENT_GROUP", "Intent", "WorkloadGang", "gang_requests", "to_gang"]
 
-KUEUE = "kueue.x-k8s.io/"
-KAI = "kai.scheduler/"
-KUEUE_REQUIRED = KUEUE + "podset-required-topology"
-KUEUE_PREFERRED = KUEUE + "podset-preferred-topology"
-KUEUE_SLICE_LEVEL = KUEUE + "podset-slice-required-topology"
-KUEUE_SLICE_SIZE = KUEUE + "podset-slice-size"
-KAI_TOPOLOGY = KAI + "topology"
-KAI_REQUIRED = KAI + "topology-required-placement"
-KAI_PREFERRED = KAI + "topology-preferred-placement"
-KAI_SEGMENT_SIZE = KAI + "segment-size"
-KAI_SEGMENT_LEVEL = KAI + "segment-topology-required-placement"
 # (slice level annotation, slice size annotation) pairs, Kueue first
 _SLICES = ((KUEUE_SLICE_LEVEL, KUEUE_SLICE_SIZE), (KAI_SEGMENT_LEVEL, KAI_SEGMENT_SIZE))
 # what makes the GPU pods of a workload without a gang one group: on a pod template, on the workload

@@ -16,7 +16,6 @@ from wlmap.placement.plan.gang_plan import GangPlan, common_level, plan_gangs
 from wlmap.placement.plan.occupancy import HeldGpus, Occupancy, PendingPod, pod_gpus, read_occupancy
 from wlmap.placement.plan.ranking import ClusterPlan, rank_clusters
 from wlmap.placement.plan.render import (
-    RENDERS,
     affinity_patches,
     kai_objects,
     kueue_patches,
@@ -28,7 +27,6 @@ from wlmap.placement.plan.shortfall import Relief, Shortfall, shortfall
 
 __all__ = [
     "CLUSTER",
-    "RENDERS",
     "ClusterPlan",
     "GangPlan",
     "HeldGpus",

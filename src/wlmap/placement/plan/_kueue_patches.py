@@ -15,16 +15,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from wlmap.definitions import Definition
-from wlmap.placement.feed import KUEUE_PREFERRED, KUEUE_REQUIRED
 from wlmap.placement.gangs import Topology
 from wlmap.placement.plan._levels import annotation_for, coarser, patch_item, placed
 from wlmap.placement.plan.gang_plan import GangPlan
+from wlmap.scheduler_names import KUEUE_GROUP_NAME as GROUP_NAME
+from wlmap.scheduler_names import KUEUE_PREFERRED, KUEUE_REQUIRED
+from wlmap.scheduler_names import KUEUE_UNCONSTRAINED as UNCONSTRAINED
 from wlmap.workload import PodChanges, WorkloadView
 
 __all__ = ["GROUP_NAME", "kueue_patches", "with_companions"]
-
-GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
-UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
 
 
 def _annotations(view: WorkloadView) -> dict[str, Mapping[str, Any]]:

@@ -31,7 +31,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wlmap.definitions import Definition
-from wlmap.placement.feed import KAI_PREFERRED, KAI_REQUIRED, KAI_TOPOLOGY
 from wlmap.placement.gangs import Topology
 from wlmap.placement.plan._kueue_patches import kueue_patches, with_companions
 from wlmap.placement.plan._levels import (
@@ -43,19 +42,17 @@ from wlmap.placement.plan._levels import (
 )
 from wlmap.placement.plan.gang_plan import GangPlan
 from wlmap.placement.plan.room import CLUSTER, level_key, level_word
+from wlmap.scheduler_names import KAI_PREFERRED, KAI_REQUIRED, KAI_TOPOLOGY
+from wlmap.scheduler_names import KAI_TOPOLOGY_API as KAI_API
 from wlmap.workload import PodChanges, WorkloadView
 
 __all__ = [
-    "RENDERS",
     "affinity_patches",
     "kai_objects",
     "kueue_patches",
     "node_selector_term",
     "workload_api_objects",
 ]
-
-RENDERS = ("affinity", "kueue", "kai", "workload")
-KAI_API = "kai.scheduler/v1alpha1"
 
 
 def affinity_patches(
