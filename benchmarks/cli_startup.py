@@ -1,10 +1,11 @@
 """Start-up time of the ``wlmap`` command, cold process each time.
 
-Runs ``wlmap --help`` and ``wlmap describe -f`` of one corpus JobSet (and a few more
-commands) N times each, interleaved so load on the machine hits them alike, and prints
+Runs ``wlmap --help`` and ``wlmap describe -f`` of one corpus Job and one JobSet (and a
+few more commands) N times each, interleaved so load on the machine hits them alike, and prints
 each median next to two baselines measured in the same run: ``python -c pass`` and
 ``python -c "import yaml, jq"``, the floor any Python command reading YAML with jq pays.
-Targets: ``--help`` under 150 ms, ``describe -f`` of one JobSet under 300 ms.
+Targets: ``--help`` under 150 ms, ``describe -f`` of one small Job under 150 ms of CPU,
+of one JobSet under 300 ms.
 
 Run: ``python benchmarks/cli_startup.py [--runs N]``
 """
@@ -21,9 +22,14 @@ import time
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+JOB = CORPUS / "core-workloads" / "kueue-tas-sample-job-required.yaml"
 JOBSET = CORPUS / "jobset" / "tpu-multislice-v6e-jax.yaml"
 DYNAMO = CORPUS / "nvidia-dynamo" / "trtllm-disagg-multinode.yaml"
-TARGETS_MS = {"wlmap --help": 150.0, "wlmap describe -f JOBSET": 300.0}
+TARGETS_MS = {
+    "wlmap --help": 150.0,
+    "wlmap describe -f JOB": 150.0,
+    "wlmap describe -f JOBSET": 300.0,
+}
 
 
 def wlmap() -> list[str]:
@@ -38,6 +44,7 @@ def commands() -> dict[str, list[str]]:
         "python -c pass": [sys.executable, "-c", "pass"],
         "python -c 'import yaml, jq'": [sys.executable, "-c", "import yaml, jq"],
         "wlmap --help": [*cli, "--help"],
+        "wlmap describe -f JOB": [*cli, "describe", "-f", str(JOB)],
         "wlmap describe -f JOBSET": [*cli, "describe", "-f", str(JOBSET)],
         "wlmap describe -f DYNAMO": [*cli, "describe", "-f", str(DYNAMO)],
         "wlmap get jobset -f JOBSET": [*cli, "get", "jobset", "-f", str(JOBSET)],
@@ -78,11 +85,12 @@ def main() -> None:
     wall_median = {name: statistics.median(values) for name, values in walls.items()}
     cpu_median = {name: statistics.median(values) for name, values in cpus.items()}
     floor = wall_median["python -c pass"]
+    cpu_floor = cpu_median["python -c pass"]
     print(
         f"{args.runs} cold runs each; medians in ms (wall, and CPU user+system, which "
-        f"suffers less from a busy machine); JOBSET = {JOBSET.name}"
+        f"suffers less from a busy machine); JOB = {JOB.name}, JOBSET = {JOBSET.name}"
     )
-    print(f"{'':30} {'wall':>7} {'cpu':>7} {'wall / python -c pass':>22}")
+    print(f"{'':30} {'wall':>7} {'cpu':>7} {'wall / pass':>12} {'cpu / pass':>11}")
     for name, median in wall_median.items():
         target = TARGETS_MS.get(name)
         verdict = ""
@@ -92,7 +100,10 @@ def main() -> None:
                 f"  target < {target:.0f}: wall {'met' if median < target else 'NOT met'}, "
                 f"cpu {'met' if cpu < target else 'NOT met'}"
             )
-        print(f"{name:30} {median:7.1f} {cpu_median[name]:7.1f} {median / floor:22.1f}{verdict}")
+        print(
+            f"{name:30} {median:7.1f} {cpu_median[name]:7.1f} {median / floor:12.1f} "
+            f"{cpu_median[name] / cpu_floor:11.1f}{verdict}"
+        )
 
 
 if __name__ == "__main__":

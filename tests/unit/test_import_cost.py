@@ -84,3 +84,17 @@ def test_commands_on_files_never_load_the_cluster_client(command: str) -> None:
         f"    assert main([*{command.split()!r}, '-f', {str(jobset)!r}]) == 0"
     )
     assert not loaded & set(CLUSTER_CLIENT)
+
+
+def test_describing_a_builtin_kind_loads_neither_libjq_nor_the_untrusted_machinery() -> None:
+    # the catalog's Job programs all run natively in process: no libjq binding, no regex
+    # engine with timeouts, no worker process
+    job = corpus_path("core-workloads/kueue-tas-sample-job-required.yaml")
+    loaded = loaded_after(
+        "import contextlib, io\n"
+        "from wlmap.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['describe', '-f', {str(job)!r}]) == 0"
+    )
+    assert "wlmap.workload" in loaded
+    assert not loaded & {"jq", "regex", "subprocess"}

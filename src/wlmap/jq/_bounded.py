@@ -18,8 +18,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import regex
-
 from wlmap.jq._arith import add
 from wlmap.jq._builtins import ZERO_ARG, iterate
 from wlmap.jq._builtins_args import ONE_ARG, join
@@ -212,6 +210,8 @@ def render(fn: Callable[[Any], str]) -> Callable[[Any, Ctl], str]:
 
 def searcher(pattern: str) -> Callable[[str, Ctl], bool]:
     """``test(pattern)`` in the ``regex`` engine, stopped at the evaluation's deadline."""
+    import regex  # noqa: PLC0415 - start-up cost: only untrusted programs use it (~15 ms)
+
     compiled = regex.compile(pattern)
 
     def search(text: str, ctl: Ctl) -> bool:

@@ -12,8 +12,6 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-import jq
-
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
@@ -51,6 +49,9 @@ def wrap_input(value_json: str, names: Sequence[str], variables: dict[str, Any])
 
 def compile_program(text: str) -> Any:
     """Compile with libjq, translating its error."""
+    # start-up cost: the catalog's programs mostly run natively and never load libjq
+    import jq  # noqa: PLC0415
+
     try:
         return jq.compile(text)
     except ValueError as err:

@@ -14,12 +14,14 @@ import json
 import os
 import resource
 import select
-import subprocess
 import sys
 import threading
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from wlmap.jq._libjq import LibjqError, OutputLimit, compile_program, run
+
+if TYPE_CHECKING:
+    import subprocess
 
 _CACHE_SIZE = 512
 _READY = b'{"ready": true}\n'
@@ -83,6 +85,8 @@ class Worker:
 
     def _ensure(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
+            import subprocess  # noqa: PLC0415 - start-up cost: only untrusted definitions start it
+
             env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
             self._proc = subprocess.Popen(
                 [sys.executable, "-c", "from wlmap.jq._worker import main; main()"],
