@@ -1,5 +1,5 @@
-"""The use cases every front end shares: the definitions in use, reading workloads, and
-the placement runs (``simulate``, ``simulate gangs``, ``simulate dra``, ``plan``).
+"""The use cases every front end shares: the definitions in use, reading workloads (from
+files, or from a live cluster), and the placement runs (``simulate``, ``simulate gangs``, ``simulate dra``, ``plan``).
 
 The command line, the operator and the benchmarks call these; a new front end (a metrics
 exporter, a web page, an export) calls them too and needs no orchestration of its own.
@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from wlmap.app.definitions import Definitions, DefinitionSet, definitions_in_use
+    from wlmap.app.live import Connected, Live, LiveRead, Request
+    from wlmap.app.types import resolve_type
     from wlmap.app.workloads import (
         Listing,
         Reading,
@@ -32,6 +34,8 @@ _HOMES = {
     "DefinitionSet": "wlmap.app.definitions",
     "Definitions": "wlmap.app.definitions",
     "definitions_in_use": "wlmap.app.definitions",
+    **dict.fromkeys(("Connected", "Live", "LiveRead", "Request"), "wlmap.app.live"),
+    "resolve_type": "wlmap.app.types",
     **dict.fromkeys(
         ("Listing", "Reading", "Warn", "Workloads", "uncovered_warning", "view_warnings"),
         "wlmap.app.workloads",
@@ -39,13 +43,18 @@ _HOMES = {
 }
 
 __all__ = [
+    "Connected",
     "DefinitionSet",
     "Definitions",
     "Listing",
+    "Live",
+    "LiveRead",
     "Reading",
+    "Request",
     "Warn",
     "Workloads",
     "definitions_in_use",
+    "resolve_type",
     "uncovered_warning",
     "view_warnings",
 ]

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from wlmap.cli._output import Output
 
 if TYPE_CHECKING:
+    from wlmap.app.live import Live, LiveRead, Request
     from wlmap.app.workloads import Listing, Reading, Workloads
-    from wlmap.definitions.document import Definition
     from wlmap.definitions.registry import Registry
     from wlmap.sources.manifests import Manifest
     from wlmap.sources.workloads import Found
@@ -26,22 +26,37 @@ class Session:
     output: Output = field(default_factory=Output)
     kubeconfig: str | None = None
     context: str | None = None
-    cluster_definitions: list[tuple[Definition, str]] = field(default_factory=list)
 
     @cached_property
     def registry(self) -> Registry:
-        """Built-in definitions, then the cluster's (live mode), then ``--definitions``."""
+        """Built-in definitions, then ``--definitions`` (in live mode, the cluster's
+        between them: see :meth:`live_read`)."""
         from wlmap.app.definitions import DefinitionSet  # noqa: PLC0415 - loaded when first used
 
-        merged = DefinitionSet(self.definition_sources, self.cluster_definitions).merge()
+        merged = DefinitionSet(self.definition_sources).merge()
         for warning in merged.warnings:
             self.output.warn(warning)
         return merged.registry
 
-    def use_cluster_definitions(self, definitions: Sequence[tuple[Definition, str]]) -> None:
-        """Merge definitions read from the cluster (before the registry is first used)."""
-        self.cluster_definitions = list(definitions)
-        self.__dict__.pop("registry", None)
+    @property
+    def cluster(self) -> Live:
+        """The cluster of ``--kubeconfig``/``--context``, read with ``--definitions``."""
+        from wlmap.app.definitions import DefinitionSet  # noqa: PLC0415 - live mode only
+        from wlmap.app.live import Live  # noqa: PLC0415
+
+        definitions = DefinitionSet(self.definition_sources)
+        return Live(self.output.warn, self.kubeconfig, self.context, definitions)
+
+    def live_read(self, request: Request) -> LiveRead:
+        """Read what ``request`` names from the cluster; the definitions in use become
+        those merged with the cluster's stored ones."""
+        read = self.cluster.read(request)
+        self.use_registry(read.registry)
+        return read
+
+    def use_registry(self, registry: Registry) -> None:
+        """Read with these definitions from now on (those merged with a cluster's)."""
+        self.__dict__["registry"] = registry
 
     @property
     def reading(self) -> Workloads:

@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 from tests.corpus import corpus_path
+from wlmap.app.types import resolve_type
 from wlmap.catalog import builtin_definitions, builtin_registry
 from wlmap.catalog._index import index, root_gvk
-from wlmap.cli.commands._types import resolve_type
 
 
 def test_every_header_names_the_kind_its_file_defines() -> None:

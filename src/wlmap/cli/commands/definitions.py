@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from wlmap.app.types import resolve_type
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, output_option
-from wlmap.cli.commands._types import resolve_type
 from wlmap.views.table import render_table
 
 

@@ -3,6 +3,7 @@ files (``-f``) or from the cluster (``TYPE[/NAME]``, optionally ``--watch``)."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -13,7 +14,7 @@ from wlmap.cli.commands._base import command, file_option, output_option
 from wlmap.views.tree import render_tree
 
 if TYPE_CHECKING:
-    from wlmap.cli._live import LiveRead
+    from wlmap.app.live import LiveRead, Request
     from wlmap.sources.manifests import Manifest
     from wlmap.sources.workloads import Found
 
@@ -59,14 +60,32 @@ def describe(
         return
     if not type_:
         raise click.UsageError("give a TYPE[/NAME] to read from the cluster, or -f FILE")
-    from wlmap.cli._live import Request, read_live, watch_live  # noqa: PLC0415 - live mode only
+    from wlmap.app.live import Request  # noqa: PLC0415 - live mode only
 
     request = Request(type_, name, namespace, all_namespaces, selector)
     if watch:
-        watch_live(session, request, lambda live: _render(session, live, fmt), timeout)
+        _watch(session, request, fmt, timeout)
         return
-    live = read_live(session, request)
+    live = session.live_read(request)
     _show(session, live.manifests, fmt, live)
+
+
+def _watch(session: Session, request: Request, fmt: str, timeout: float | None) -> None:
+    """Print the workloads, then again (after ``---``) each time what is shown changes."""
+    shown: list[str] = []  # the last text printed
+
+    def changed(live: LiveRead) -> None:
+        session.use_registry(live.registry)
+        text = _render(session, live, fmt)
+        if not shown or text != shown[-1]:
+            session.output.data(text if not shown else f"---\n{text}")
+            sys.stdout.flush()
+            shown[:] = [text]
+
+    def gone(reason: str) -> None:
+        session.output.data(f"--- {reason}")
+
+    session.cluster.watch(request, changed, gone, timeout)
 
 
 def _show(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
+from wlmap.app.types import resolve_type
 from wlmap.cli._exits import NO_DEFINITION, Exit
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
 from wlmap.cli.commands._selectors import matches_selector, parse_selector
-from wlmap.cli.commands._types import resolve_type
 from wlmap.definitions import STATUS_ORDER, GenericStatus
 from wlmap.errors import WorkloadNotFoundError
 from wlmap.views.listing import Listed, render_listing
@@ -63,9 +63,9 @@ def get(
         listed = listing.rows
         uncovered = listing.uncovered if gvk is None else []
     else:
-        from wlmap.cli._live import Request, read_live  # noqa: PLC0415 - live mode only
+        from wlmap.app.live import Request  # noqa: PLC0415 - live mode only
 
-        live = read_live(session, Request(type_, name, namespace, all_namespaces, selector))
+        live = session.live_read(Request(type_, name, namespace, all_namespaces, selector))
         gvk, namespace, all_namespaces = live.gvk, live.namespace, live.namespace is None
         listed = session.listing(live.manifests, pods_listed=live.pods_listed).rows
 

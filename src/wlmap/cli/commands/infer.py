@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,6 +12,9 @@ from wlmap.cli.commands._base import command, file_option
 from wlmap.errors import ManifestError
 from wlmap.infer import candidate_kinds, infer
 from wlmap.sources import read_manifests
+
+if TYPE_CHECKING:
+    from wlmap.app.live import Connected
 
 _CRD_API = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
@@ -129,10 +132,10 @@ def _read_crd(session: Session, source: str, version: str | None, live: bool) ->
         raise ManifestError(
             f"{source!r} is neither a file nor a CRD name (plural.group, e.g. rayclusters.ray.io)"
         )
-    from wlmap.cli._live import with_cluster  # noqa: PLC0415 - live mode only
     from wlmap.sources.cluster import ApiError  # noqa: PLC0415 - live mode only
 
-    async def fetch(cluster: Any, discovery: Any) -> _Read:
+    async def fetch(connected: Connected) -> _Read:
+        cluster, discovery = connected.cluster, connected.discovery
         crd: dict[str, Any] = await cluster.request("GET", f"{_CRD_API}/{source}")
         if not live:
             return crd, [], [], []
@@ -144,7 +147,7 @@ def _read_crd(session: Session, source: str, version: str | None, live: bool) ->
         known = await _referenced_live(cluster, discovery, crd, version, samples)
         return crd, samples, pods, known
 
-    return with_cluster(session, fetch)
+    return session.cluster.run(fetch)
 
 
 async def _list_live(

@@ -128,12 +128,12 @@ def _workloads(
     """
     if files:
         return session.workloads(files)
-    from wlmap.cli._live import Request, read_live  # noqa: PLC0415 - live mode only
+    from wlmap.app.live import Request  # noqa: PLC0415 - live mode only
     from wlmap.errors import WorkloadNotFoundError  # noqa: PLC0415
 
     assert target is not None
     token, name = target.split("/", 1)
-    live = read_live(session, Request(token, name, namespace))
+    live = session.live_read(Request(token, name, namespace))
     gvk = live.gvk
     found = [
         f
