@@ -30,11 +30,12 @@ INVALID_DEFINITION = 5
 UNREADABLE_INPUT = 6
 CLUSTER = 7
 TESTS_FAILED = 8
+GANG_REFUSED = 9
 
 HELP = (
     "Exit codes: 0 ok, 1 error, 2 usage, 3 workload not found, 4 no definition covers the "
     "type, 5 invalid definition, 6 unreadable input, 7 cluster or auth error, 8 definition "
-    "tests failed. Set WLMAP_TRACEBACK=1 to see tracebacks."
+    "tests failed, 9 a gang's inputs failed or it is too large (no gang object). Set WLMAP_TRACEBACK=1 to see tracebacks."
 )
 
 _CODES: list[tuple[type[WlmapError], int]] = [

@@ -18,6 +18,7 @@ from wlmap.schedulers._profile import (
     PodLink,
     Profile,
 )
+from wlmap.schedulers._refusal import MAX_GANG_MEMBERS, GangRefusal, gang_refusal
 from wlmap.schedulers.kai import kai_podgroups
 from wlmap.schedulers.kueue import kueue_podsets
 from wlmap.schedulers.volcano import volcano_podgroups
@@ -48,15 +49,18 @@ PLAN_RENDERS: Mapping[str, PlanRender] = {
 
 __all__ = [
     "KEPT_TARGETS",
+    "MAX_GANG_MEMBERS",
     "PLAN_RENDERS",
     "PROFILES",
     "TARGETS",
     "Builder",
     "GangKind",
+    "GangRefusal",
     "PlanInput",
     "PlanRender",
     "PodLink",
     "Profile",
+    "gang_refusal",
     "kai_podgroups",
     "kueue_podsets",
     "volcano_podgroups",

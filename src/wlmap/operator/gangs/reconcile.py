@@ -4,7 +4,8 @@ Group objects are written with server-side apply under one field manager (so a r
 or concurrent apply never conflicts and never creates a second object: names are derived
 from the workload's kind, name and uid), stale groups of the workload are deleted, and pods
 get the link annotation their scheduler reads. Every step can be repeated after a crash or
-restart. A workload whose gang inputs failed to evaluate gets nothing written or deleted.
+restart. A workload whose gang inputs failed to evaluate, or with a gang too large for any
+cluster, gets nothing written or deleted.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from wlmap.operator.core.written import Written
 from wlmap.operator.gangs.cache import OperatorCache
 from wlmap.operator.gangs.groups import Desired, desired_state
 from wlmap.operator.gangs.writes import apply, delete_unwanted, owned_objects, with_unseen
+from wlmap.schedulers import GangRefusal, gang_refusal
 from wlmap.sources.cluster import (
     ApiError,
     Cluster,
@@ -107,12 +109,16 @@ async def reconcile(
     pods = reader.inventory.pods_of(current)
     # in a thread: a slow (even hostile) definition must not stall the other workloads
     view, desired = await asyncio.to_thread(_interpreted, settings, reader, entry, current)
-    if desired is None:
-        # a gang from failed inputs has the wrong minimum: keep what is there, write nothing
-        failure = f"definition {entry.origin}: " + "; ".join(view.gang_issues)
-        refusal = Refusal("EvaluationFailed", f"gang objects not written: {failure}")
+    if not isinstance(desired, Desired):
+        # a gang from failed inputs has the wrong minimum, and one too large can never
+        # run: keep what is there, write nothing
         waiting = view.missing_references
-        return Outcome(0, 0, 0, entry.origin, failure, (refusal,), waiting)
+        if desired.evaluation_failed:
+            failure = f"definition {entry.origin}: {desired.message}"
+            refusal = Refusal(desired.reason, f"gang objects not written: {failure}")
+            return Outcome(0, 0, 0, entry.origin, failure, (refusal,), waiting)
+        refusal = Refusal(desired.reason, f"gang objects not written: {desired.message}")
+        return Outcome(0, 0, 0, entry.origin, None, (refusal,), waiting)
     if seen is not None:
         seen.append(Interpreted(view, tuple(pods or ())))
     uid = str(meta.get("uid"))
@@ -139,9 +145,10 @@ async def reconcile(
 
 def _interpreted(
     settings: Settings, reader: WorkloadReader, entry: Entry, current: Mapping[str, Any]
-) -> tuple[WorkloadView, Desired | None]:
-    """Interpret a workload and work out its gang objects, None when the gang's inputs
-    failed (gangs are read lazily, so both run off the event loop). What the definition
+) -> tuple[WorkloadView, Desired | GangRefusal]:
+    """Interpret a workload and work out its gang objects, or why none may be written
+    (:func:`wlmap.schedulers.gang_refusal`: the gang's inputs failed, or a gang is too
+    large); gangs are read lazily, so both run off the event loop. What the definition
     could not read is logged as a warning for the workload; a definition that exceeds its
     evaluation limits is one of these."""
     # no pods yet: gangs keyed by pod labels fall back to one gang per unit of the spec
@@ -156,8 +163,9 @@ def _interpreted(
             meta.get("name"),
             "; ".join(view.warnings),
         )
-    if view.gang_issues:
-        return view, None
+    refusal = gang_refusal(view)
+    if refusal is not None:
+        return view, refusal
     return view, desired_state(settings, view, current)
 
 
