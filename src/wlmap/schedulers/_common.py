@@ -83,6 +83,16 @@ def pod_components(view: WorkloadView) -> list[ComponentView]:
     return [c for c in view.components if c.template is not None and c.pods > 0]
 
 
+def gang_components(view: WorkloadView, gang: GangGroup) -> list[ComponentView]:
+    """The pod-asking component instances a gang holds: its members', or, for one start
+    stage of a workload, only the instances of that stage."""
+    return [
+        c
+        for c in pod_components(view)
+        if c.name in gang.members and (gang.holds is None or (c.name, c.instance) in gang.holds)
+    ]
+
+
 def topology(gang: GangGroup) -> dict[str, Any] | None:
     """A gang's topology as the three fields schedulers share, or None."""
     if gang.topology is None:
@@ -94,8 +104,8 @@ def min_resources(view: WorkloadView, gang: GangGroup) -> dict[str, str]:
     """What the gang's minimum set of pods requests (its member components' ``min_pods``
     each), as quantities; resources none of them requests are left out."""
     minimum = PodResources()
-    for component in pod_components(view):
-        if component.name in gang.members and component.per_pod is not None:
+    for component in gang_components(view, gang):
+        if component.per_pod is not None:
             minimum = minimum.add(component.per_pod.scaled(component.min_pods))
     requests = minimum.to_dict()["requests"].items()
     return {k: str(v) if isinstance(v, int) else f"{v:g}" for k, v in requests if v}
