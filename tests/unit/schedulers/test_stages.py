@@ -21,7 +21,7 @@ from tests.corpus import corpus_object, corpus_path
 from tests.unit.cli.runner import run
 from wlmap.catalog import builtin_registry
 from wlmap.operator.core.settings import Settings
-from wlmap.operator.gangs.groups import desired_state
+from wlmap.operator.gangs.groups import Desired, desired_state
 from wlmap.schedulers import PROFILES
 from wlmap.workload import interpret
 
@@ -132,21 +132,63 @@ def test_each_gang_is_satisfied_by_pods_that_start_together(workload: str, targe
     pods = staged.pods()
     view = interpret(definition, staged.obj, pods=pods, references=staged.references)
     desired = desired_state(Settings(target=target), view, staged.obj)
+    _check(
+        desired,
+        {
+            p["metadata"]["name"]: staged.start(
+                p["metadata"]["labels"]["jobset.sigs.k8s.io/replicatedjob-name"]
+            )
+            for p in pods
+        },
+    )
+
+
+def _check(desired: Desired, start_of: Mapping[str, frozenset[Any]]) -> None:
+    """One gang object per start stage; each links pods of one stage, and no more than
+    it links are needed to start it. ``start_of``: each pod's start (what it waits for)."""
     groups = [o for o in desired.objects if o["kind"] == "PodGroup"]
-    job_of = {
-        p["metadata"]["name"]: p["metadata"]["labels"]["jobset.sigs.k8s.io/replicatedjob-name"]
-        for p in pods
-    }
-    assert set(desired.pod_groups) == set(job_of), "every pod joins a gang"
-    starts = {staged.start(job) for job in staged.pods_of}
-    assert len(groups) == len(starts), "one gang object per start stage"
+    assert set(desired.pod_groups) == set(start_of), "every pod joins a gang"
+    assert len(groups) == len(set(start_of.values())), "one gang object per start stage"
     for group in groups:
         name = group["metadata"]["name"]
         linked = [p for p, g in desired.pod_groups.items() if g == name]
-        assert len({staged.start(job_of[p]) for p in linked}) == 1, (
+        assert len({start_of[p] for p in linked}) == 1, (
             f"{name} holds pods of stages that are not created together"
         )
         assert 0 < _minimum(group) <= len(linked), f"{name} asks for more pods than start"
+
+
+@pytest.mark.parametrize("target", KEPT)
+def test_a_pipeline_task_after_another_is_a_gang_of_its_own(target: str) -> None:
+    relative = "tekton/pipelinerun-limitrange-empty-status.yaml"
+    run_ = corpus_object(relative, "PipelineRun")
+    run_["metadata"].update(name="hello-run", namespace="team-a")
+    pipeline = corpus_object(relative, "Pipeline")
+    tasks = pipeline["spec"]["tasks"]
+    pods = [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": f"hello-run-{task['name']}-pod",
+                "namespace": "team-a",
+                "labels": {
+                    "tekton.dev/pipelineRun": "hello-run",
+                    "tekton.dev/pipelineTask": task["name"],
+                },
+            },
+            "spec": {"containers": [{"name": "step-echo", "image": "ubuntu"}]},
+        }
+        for task in tasks
+    ]
+    definition = builtin_registry().for_object(run_)
+    view = interpret(definition, run_, pods=pods, references={"pipeline": pipeline})
+    desired = desired_state(Settings(target=target), view, run_)
+    # each task runs one pod, once the tasks in its runAfter are done
+    _check(
+        desired,
+        {f"hello-run-{task['name']}-pod": frozenset(task.get("runAfter") or ()) for task in tasks},
+    )
 
 
 @pytest.mark.parametrize("workload", list(WORKLOADS))
