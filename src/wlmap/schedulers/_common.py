@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,7 +68,14 @@ def gangs(view: WorkloadView) -> list[GangGroup]:
     """The view's gangs, or one gang of every pod the workload asks for when the
     definition says nothing about gangs; none when the workload asks for no pods."""
     if view.gang_groups:
-        return scheduled_gangs(view.gang_groups)
+        found = scheduled_gangs(view.gang_groups)
+        # Gangs with one key would get one object name: legacy groups met without pods
+        # have none (a RayJob's cluster and its submitter); their names tell them apart.
+        keys = Counter(g.key for g in found)
+        return [
+            dataclasses.replace(g, key=(g.name, *(g.key or ()))) if keys[g.key] > 1 else g
+            for g in found
+        ]
     members = tuple(dict.fromkeys(c.name for c in pod_components(view)))
     minimum = sum(c.min_pods for c in pod_components(view))
     if not minimum:

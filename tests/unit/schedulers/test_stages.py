@@ -241,3 +241,21 @@ def test_explain_says_why_a_gang_is_split(capsys: pytest.CaptureFixture[str]) ->
             "replicatedJob worker starts after dataset-initializer, model-initializer complete",
         ),
     ]
+
+
+@pytest.mark.parametrize("target", KEPT)
+def test_a_rayjob_cluster_and_its_submitter_are_two_objects(
+    capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    # the submitter starts once the cluster is up: printed without pods, the two gangs
+    # must not share one object name (the second would replace the first when applied)
+    relative = "ray-rayjob/deletion-rules.yaml"
+    spec = corpus_object(relative, "RayJob")["spec"]["rayClusterSpec"]
+    cluster = 1 + sum(g.get("minReplicas", g.get("replicas", 1)) for g in spec["workerGroupSpecs"])
+    code, out, _ = run(
+        capsys, "podgroups", "-f", str(corpus_path(relative)), "--target", target, "-o", "json"
+    )
+    assert code == 0
+    groups = [o for o in json.loads(out)["items"] if o["kind"] == "PodGroup"]
+    assert len({g["metadata"]["name"] for g in groups}) == len(groups) == 2
+    assert sorted(_minimum(g) for g in groups) == sorted([cluster, 1])
