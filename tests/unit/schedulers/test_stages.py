@@ -259,3 +259,50 @@ def test_a_rayjob_cluster_and_its_submitter_are_two_objects(
     groups = [o for o in json.loads(out)["items"] if o["kind"] == "PodGroup"]
     assert len({g["metadata"]["name"] for g in groups}) == len(groups) == 2
     assert sorted(_minimum(g) for g in groups) == sorted([cluster, 1])
+
+
+@pytest.mark.parametrize("target", KEPT)
+def test_argo_dag_tasks_that_wait_are_gangs_of_their_own(target: str) -> None:
+    relative = "argo-workflows/controller-testdata-dag-disable-fail-fast-status.yaml"
+    workflow = corpus_object(relative, "Workflow")
+    name = workflow["metadata"]["name"]
+    templates = {t["name"]: t for t in workflow["spec"]["templates"]}
+    tasks = [t for tpl in templates.values() for t in (tpl.get("dag") or {}).get("tasks", [])]
+    template_of = {t["name"]: t["template"] for t in tasks}
+    # a template's pod starts once the templates of the tasks its callers depend on are
+    # done (every caller's, excluding itself: d is called after d)
+    start = {
+        tpl: frozenset(
+            template_of[d]
+            for t in tasks
+            if t["template"] == tpl
+            for d in t.get("dependencies", ())
+            if template_of[d] != tpl
+        )
+        for tpl in {t["template"] for t in tasks}
+    }
+    pods = [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": f"{name}-{tpl}",
+                "namespace": workflow["metadata"]["namespace"],
+                "labels": {"workflows.argoproj.io/workflow": name},
+            },
+            "spec": {
+                "containers": [
+                    {
+                        "name": "main",
+                        "image": "alpine",
+                        "env": [{"name": "ARGO_TEMPLATE", "value": json.dumps(templates[tpl])}],
+                    }
+                ]
+            },
+        }
+        for tpl in start
+    ]
+    definition = builtin_registry().for_object(workflow)
+    view = interpret(definition, workflow, pods=pods)
+    desired = desired_state(Settings(target=target), view, workflow)
+    _check(desired, {f"{name}-{tpl}": waits for tpl, waits in start.items()})
