@@ -18,7 +18,6 @@ from wlmap.definitions.expressions import STAGES_PATH
 from wlmap.errors import ExpressionError, WorkloadShapeError
 from wlmap.workload._issues import Issues
 from wlmap.workload.compiled import CompiledDefinition
-from wlmap.workload.structure import Instance
 
 # (instance id waited for, what it waits for: "Ready", "Complete", or None when unsaid)
 Wait = tuple[str, str | None]
@@ -48,36 +47,39 @@ class Stage:
 def read_stages(
     compiled: CompiledDefinition,
     obj: Mapping[str, Any],
-    instances: Mapping[str, Sequence[Instance]],
+    ids: Sequence[str | None],
     variables: Mapping[str, Any] | None,
     issues: Issues,
 ) -> tuple[Stage, ...] | None:
     """The object's start stages in start order, or None when the definition declares
-    none or every instance starts at once (the gang stays whole)."""
+    none or every instance starts at once (the gang stays whole). ``ids``: the instance
+    ids of the stage component (:func:`stage_component`)."""
     group = _stages_of(compiled)
     expr = compiled.expr(STAGES_PATH)
     if group is None or expr is None:
         return None
-    ids = [i.instance for i in instances.get(group, ()) if i.instance is not None]
-    if len(ids) < 2:
+    named: list[str] = [i for i in ids if i is not None]
+    if len(named) < 2:
         return None
     try:
         values = expr.all(obj, variables)
     except ExpressionError as exc:
         issues.report(exc)
         return None
-    if len(values) != len(ids):
+    if len(values) != len(named):
         issues.report(
             WorkloadShapeError(
                 f"{compiled.name}: {STAGES_PATH} gave {len(values)} result(s) for "
-                f"{len(ids)} instance(s) of {group!r}; each instance needs exactly one "
+                f"{len(named)} instance(s) of {group!r}; each instance needs exactly one "
                 "(the gang is left whole)"
             )
         )
         return None
-    known = set(ids)
+    if not any(values):  # nothing waits: everything starts at once
+        return None
+    known = set(named)
     starts: dict[tuple[Wait, ...], list[str]] = {}
-    for instance, value in zip(ids, values, strict=True):
+    for instance, value in zip(named, values, strict=True):
         waits = _waits(value, compiled.name, issues)
         if waits is None:
             return None

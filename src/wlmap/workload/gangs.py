@@ -12,7 +12,7 @@ from wlmap.workload._gang_records import GangGroup, SubGroupPlan, V2Plan
 from wlmap.workload._issues import Issues
 from wlmap.workload._keys import key_text
 from wlmap.workload._stage_gangs import stage_gangs
-from wlmap.workload._stages import read_stages
+from wlmap.workload._stages import Stage, read_stages
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.counts import Minimums, Tree, component_tree, subtree_minimum, tree_minimum
 from wlmap.workload.pods import PodPlacement
@@ -39,9 +39,11 @@ def gang_groups(
     issues: Issues,
     obj: Mapping[str, Any] | None = None,
     variables: Mapping[str, Any] | None = None,
+    stages: Sequence[Stage] | None = None,
 ) -> list[GangGroup]:
     """The workload's gang groups: the v2 ``podGroup`` first (one per start stage when
-    the definition declares stages and ``obj`` is given), then legacy ``podGroups``."""
+    the definition declares stages and ``obj`` is given, or ``stages`` read already),
+    then legacy ``podGroups``."""
     plan = gang_plan(compiled)
     if plan is None:
         return []
@@ -50,9 +52,10 @@ def gang_groups(
     cache: Minimums = {}
     tree = component_tree(compiled)
     if v2 is not None:
-        declared, stages = v2.definition.stages, None
-        if obj is not None and declared is not None:
-            stages = read_stages(compiled, obj, instances, variables, issues)
+        declared = v2.definition.stages
+        if stages is None and obj is not None and declared is not None:
+            ids = [i.instance for i in instances.get(declared.component_name, ())]
+            stages = read_stages(compiled, obj, ids, variables, issues)
         if stages is None or declared is None:
             found.append(_v2_group(compiled, tree, instances, v2, placements, cache))
         else:
