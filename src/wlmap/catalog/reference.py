@@ -48,7 +48,12 @@ def _gangs(definition: Definition) -> str:
     parts = []
     if gang.pod_group is not None:
         subs = ", ".join(s.component_name for s in gang.pod_group.sub_groups)
-        parts.append(f"podGroup {gang.pod_group.name}" + (f" [{subs}]" if subs else ""))
+        stages = gang.pod_group.stages
+        parts.append(
+            f"podGroup {gang.pod_group.name}"
+            + (f" [{subs}]" if subs else "")
+            + (f" per start stage of {stages.component_name}" if stages else "")
+        )
     parts.extend(f"podGroups {g.name}" for g in gang.pod_groups or ())
     return "; ".join(parts)
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         OptimizationInstructions,
         PodGroupDefinition,
         PodGroupMember,
+        Stages,
         SubGroup,
         Topology,
     )
@@ -87,6 +88,7 @@ _HOMES = {
             "OptimizationInstructions",
             "PodGroupDefinition",
             "PodGroupMember",
+            "Stages",
             "SubGroup",
             "Topology",
         ),
@@ -160,6 +162,7 @@ __all__ = [
     "Role",
     "ScaleDefinition",
     "SpecDefinition",
+    "Stages",
     "StatusDefinition",
     "StatusMappings",
     "StatusMatcher",

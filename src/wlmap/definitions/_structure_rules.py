@@ -327,6 +327,13 @@ def _gang_problems(definition: Definition) -> Iterator[Problem]:
                     name, f"{spath}.componentName", f"{sub.component_name!r} is a subgroup twice"
                 )
             yield from _topology_problems(name, f"{spath}.topology", sub.topology)
+        stages = gang.pod_group.stages
+        if stages is not None and stages.component_name not in known:
+            yield Problem(
+                name,
+                f"{ppath}.stages.componentName",
+                f"{stages.component_name!r} names no component",
+            )
 
 
 def _topology_problems(name: str, where: str, topology: Topology | None) -> Iterator[Problem]:

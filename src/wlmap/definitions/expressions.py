@@ -29,6 +29,9 @@ class ExpressionSite:
     component: str | None
 
 
+# where a definition says which instances start after which
+STAGES_PATH = "spec.optimizationInstructions.gangScheduling.podGroup.stages.startsAfterPath"
+
 FRAGMENT_FIELDS = (
     "schedulerNamePath",
     "labelsPath",
@@ -75,6 +78,11 @@ def expression_sites(definition: Definition) -> Iterator[ExpressionSite]:
                 yield ExpressionSite(f"{base}.groupByKeyPaths[{ki}]", key, Role.POD, None)
             for fi, flt in enumerate(member.filters):
                 yield ExpressionSite(f"{base}.filters[{fi}]", flt, Role.POD, None)
+    v2 = gang.gang_scheduling.pod_group if gang and gang.gang_scheduling else None
+    if v2 is not None and v2.stages is not None:
+        yield ExpressionSite(
+            STAGES_PATH, v2.stages.starts_after_path, Role.OBJECT, v2.stages.component_name
+        )
 
 
 def _component_sites(base: str, component: ComponentDefinition) -> Iterator[ExpressionSite]:

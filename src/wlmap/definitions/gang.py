@@ -35,12 +35,31 @@ class SubGroup(DefinitionModel):
     topology: Topology | None = None
 
 
+class Stages(DefinitionModel):
+    """Instances of a component that start only after others did (wlmap's extension).
+
+    ``startsAfterPath`` is read from the workload object and gives one result per
+    instance of ``componentName`` (aligned with its ``instanceIdPath``, as a
+    ``replicasPath`` is): the instances it waits for, each an instance id or
+    ``{name, status}`` (``status`` says what it waits for, e.g. ``Ready`` or
+    ``Complete``). Instances that wait for the same ones start together; each such set
+    becomes a gang of its own, since a gang over pods that never exist at the same time
+    can never be satisfied.
+    """
+
+    component_name: str
+    starts_after_path: str
+
+
 class PodGroupDefinition(DefinitionModel):
-    """The v2 gang format: one group for the whole workload with optional subgroups."""
+    """The v2 gang format: one group for the whole workload with optional subgroups,
+    split into one group per start stage when ``stages`` says the instances of a
+    component start one after another."""
 
     name: str
     topology: Topology | None = None
     sub_groups: tuple[SubGroup, ...] = ()
+    stages: Stages | None = None
 
 
 class GangScheduling(DefinitionModel):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,7 +68,14 @@ def gangs(view: WorkloadView) -> list[GangGroup]:
     """The view's gangs, or one gang of every pod the workload asks for when the
     definition says nothing about gangs; none when the workload asks for no pods."""
     if view.gang_groups:
-        return scheduled_gangs(view.gang_groups)
+        found = scheduled_gangs(view.gang_groups)
+        # Gangs with one key would get one object name: legacy groups met without pods
+        # have none (a RayJob's cluster and its submitter); their names tell them apart.
+        keys = Counter(g.key for g in found)
+        return [
+            dataclasses.replace(g, key=(g.name, *(g.key or ()))) if keys[g.key] > 1 else g
+            for g in found
+        ]
     members = tuple(dict.fromkeys(c.name for c in pod_components(view)))
     minimum = sum(c.min_pods for c in pod_components(view))
     if not minimum:
@@ -83,6 +92,16 @@ def pod_components(view: WorkloadView) -> list[ComponentView]:
     return [c for c in view.components if c.template is not None and c.pods > 0]
 
 
+def gang_components(view: WorkloadView, gang: GangGroup) -> list[ComponentView]:
+    """The pod-asking component instances a gang holds: its members', or, for one start
+    stage of a workload, only the instances of that stage."""
+    return [
+        c
+        for c in pod_components(view)
+        if c.name in gang.members and (gang.holds is None or (c.name, c.instance) in gang.holds)
+    ]
+
+
 def topology(gang: GangGroup) -> dict[str, Any] | None:
     """A gang's topology as the three fields schedulers share, or None."""
     if gang.topology is None:
@@ -94,8 +113,8 @@ def min_resources(view: WorkloadView, gang: GangGroup) -> dict[str, str]:
     """What the gang's minimum set of pods requests (its member components' ``min_pods``
     each), as quantities; resources none of them requests are left out."""
     minimum = PodResources()
-    for component in pod_components(view):
-        if component.name in gang.members and component.per_pod is not None:
+    for component in gang_components(view, gang):
+        if component.per_pod is not None:
             minimum = minimum.add(component.per_pod.scaled(component.min_pods))
     requests = minimum.to_dict()["requests"].items()
     return {k: str(v) if isinstance(v, int) else f"{v:g}" for k, v in requests if v}

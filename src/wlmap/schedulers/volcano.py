@@ -7,11 +7,11 @@ from typing import Any
 
 from wlmap.schedulers._common import (
     dns_label,
+    gang_components,
     gangs,
     group_name,
     min_resources,
     object_meta,
-    pod_components,
 )
 from wlmap.schedulers._profile import GangKind, PodLink, Profile
 from wlmap.workload import WorkloadView
@@ -28,7 +28,7 @@ def volcano_podgroups(view: WorkloadView, obj: Mapping[str, Any]) -> list[dict[s
     ``scheduling.k8s.io/group-name`` annotation."""
     found = []
     for gang in gangs(view):
-        components = [c for c in pod_components(view) if c.name in gang.members]
+        components = gang_components(view, gang)
         tasks: dict[str, int] = {}
         for component in components:
             task = (

@@ -25,7 +25,8 @@ def workload_api_objects(view: WorkloadView, obj: Mapping[str, Any]) -> list[dic
     templates, groups = [], []
     group = (view.api_version or "").rpartition("/")[0]
     for gang in gangs(view):
-        template_name = dns_label(gang.name, *(gang.key or ()))
+        # a key that starts with the gang's name (gangs told apart by name) says it once
+        template_name = dns_label(*dict.fromkeys((gang.name, *(gang.key or ()))))
         template: dict[str, Any] = {
             "name": template_name,
             "schedulingPolicy": {"gang": {"minCount": gang.min_member}},

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from wlmap.workload import WorkloadView
+from wlmap.workload import GangGroup, WorkloadView
+from wlmap.workload.gangs import scheduled_gangs
 from wlmap.workload.status import Evidence, MatcherResult
 
 
@@ -34,7 +35,27 @@ def render_explanation(view: WorkloadView) -> str:
         lines.append(
             f"  observed condition: {condition['type']}={condition.get('status')}{reason}{message}"
         )
+    lines.extend(_stage_lines(view))
     return "\n".join(lines)
+
+
+def split_gangs(view: WorkloadView) -> list[GangGroup]:
+    """The workload's gangs when they are split by start stage, else none: a stage
+    whose pods are created only after others' cannot share a gang with them."""
+    found = scheduled_gangs(view.gang_groups)
+    return found if any(g.starts_after for g in found) else []
+
+
+def _stage_lines(view: WorkloadView) -> list[str]:
+    split = split_gangs(view)
+    if not split:
+        return []
+    lines = ["  gangs, one per start stage:"]
+    for gang in split:
+        key = f" ({', '.join(gang.key)})" if gang.key else ""
+        why = f"{gang.starts_after}: separate gang" if gang.starts_after else "starts first"
+        lines.append(f"    {gang.name}{key}: at least {gang.min_member} pods; {why}")
+    return lines
 
 
 def _title(result: MatcherResult) -> str:

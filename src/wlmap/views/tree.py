@@ -75,11 +75,14 @@ def _fact(value: Any) -> str:
 
 def _gang_line(gang: GangGroup) -> str:
     subs = ", ".join(f"{s.name} >= {s.min_member}" for s in gang.sub_groups)
-    line = f"Gang {gang.name}: at least {gang.min_member} pods of {', '.join(gang.members)}"
+    name = gang.name if gang.holds is None or not gang.key else f"{gang.name} ({gang.key[0]})"
+    line = f"Gang {name}: at least {gang.min_member} pods of {', '.join(gang.members)}"
     if subs:
         line += f"; subgroups {subs}"
     if gang.source == "podGroups" and gang.key is None:
         line += "; one gang per key once pods exist"
+    if gang.starts_after:
+        line += f"; {gang.starts_after}: separate gang"
     return line
 
 

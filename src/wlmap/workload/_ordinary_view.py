@@ -21,11 +21,14 @@ from wlmap.errors import WlmapError
 from wlmap.workload._direct_values import Fallback
 from wlmap.workload._gangs_source import GangsReader, Row, gangs_reader
 from wlmap.workload._instances_source import Unusual, instance_lines, instance_runtime
+from wlmap.workload._issues import Issues
 from wlmap.workload._rows_source import NotWritten, row_lines, row_runtime
+from wlmap.workload._stages import read_stages, stage_component
 from wlmap.workload._status_source import StatusReader, status_reader
 from wlmap.workload.compiled import CompiledDefinition
-from wlmap.workload.gangs import GangGroup
+from wlmap.workload.gangs import GangGroup, gang_groups
 from wlmap.workload.resources import PodResources
+from wlmap.workload.structure import Instance
 from wlmap.workload.suspend import suspend_reader
 from wlmap.workload.view import ComponentView, WorkloadView, object_names
 
@@ -48,7 +51,19 @@ def ordinary_view(
     except (Unusual, Fallback, WlmapError):
         return None
 
+    staged = stage_component(compiled)
+
     def gangs() -> tuple[GangGroup, ...]:
+        if staged is not None:
+            # a podGroup split by start stages reads what each instance waits for; when
+            # nothing waits, the gangs are the generated reader's
+            issues = Issues(strict=strict)
+            ids = [row[0] for row in instances.get(staged, ())]
+            stages = read_stages(compiled, obj, ids, None, issues)
+            if stages is not None:
+                found = {n: [Instance(n, *row) for row in rows] for n, rows in instances.items()}
+                split = gang_groups(compiled, found, None, None, issues, stages=stages)
+                return tuple(split)
         # no pods: the gangs are counted from the instances alone, with no expression
         return read_gangs(instances)
 

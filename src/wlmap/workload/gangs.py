@@ -4,47 +4,31 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from wlmap.definitions.gang import LegacyPodGroup, PodGroupDefinition, PodGroupMember, Topology
+from wlmap.definitions.gang import LegacyPodGroup, PodGroupMember
 from wlmap.errors import ExpressionError
+from wlmap.workload._gang_records import GangGroup, SubGroupPlan, V2Plan
 from wlmap.workload._issues import Issues
 from wlmap.workload._keys import key_text
-from wlmap.workload._records import record
+from wlmap.workload._stage_gangs import stage_gangs
+from wlmap.workload._stages import Stage, read_stages
 from wlmap.workload.compiled import CompiledDefinition
 from wlmap.workload.counts import Minimums, Tree, component_tree, subtree_minimum, tree_minimum
 from wlmap.workload.pods import PodPlacement
 from wlmap.workload.structure import Instance
 
+__all__ = [
+    "GangGroup",
+    "SubGroupPlan",
+    "V2Plan",
+    "gang_groups",
+    "gang_plan",
+    "legacy_members",
+    "scheduled_gangs",
+]
+
 _LEGACY = "spec.optimizationInstructions.gangScheduling.podGroups"
-
-
-@record
-class GangGroup:
-    """A set of pods that must be placed together (a gang), or a subgroup of one."""
-
-    name: str
-    min_member: int
-    members: tuple[str, ...]
-    pods: tuple[str, ...] | None = None
-    key: tuple[str, ...] | None = None
-    topology: Topology | None = None
-    sub_groups: tuple[GangGroup, ...] = field(default=())
-    source: str = "podGroup"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form (an entry of ``gangGroups``)."""
-        return {
-            "name": self.name,
-            "minMember": self.min_member,
-            "members": list(self.members),
-            "pods": list(self.pods) if self.pods is not None else None,
-            "key": list(self.key) if self.key is not None else None,
-            "topology": self.topology.model_dump(exclude_none=True) if self.topology else None,
-            "subGroups": [s.to_dict() for s in self.sub_groups],
-            "source": self.source,
-        }
 
 
 def gang_groups(
@@ -53,8 +37,13 @@ def gang_groups(
     placements: Sequence[PodPlacement] | None,
     pods: Sequence[Mapping[str, Any]] | None,
     issues: Issues,
+    obj: Mapping[str, Any] | None = None,
+    variables: Mapping[str, Any] | None = None,
+    stages: Sequence[Stage] | None = None,
 ) -> list[GangGroup]:
-    """The workload's gang groups: the v2 ``podGroup`` first, then legacy ``podGroups``."""
+    """The workload's gang groups: the v2 ``podGroup`` first (one per start stage when
+    the definition declares stages and ``obj`` is given, or ``stages`` read already),
+    then legacy ``podGroups``."""
     plan = gang_plan(compiled)
     if plan is None:
         return []
@@ -63,7 +52,17 @@ def gang_groups(
     cache: Minimums = {}
     tree = component_tree(compiled)
     if v2 is not None:
-        found.append(_v2_group(compiled, tree, instances, v2, placements, cache))
+        declared = v2.definition.stages
+        if stages is None and obj is not None and declared is not None:
+            ids = [i.instance for i in instances.get(declared.component_name, ())]
+            stages = read_stages(compiled, obj, ids, variables, issues)
+        if stages is None or declared is None:
+            found.append(_v2_group(compiled, tree, instances, v2, placements, cache))
+        else:
+            component = declared.component_name
+            found.extend(
+                stage_gangs(compiled, tree, instances, v2, stages, component, placements, cache)
+            )
     for index, group in enumerate(legacy):
         if placements is None or pods is None:
             found.append(_static_legacy(compiled, tree, instances, group, index, cache))
@@ -90,26 +89,6 @@ def scheduled_gangs(groups: Sequence[GangGroup]) -> list[GangGroup]:
         for g in preferred
         if g.min_member
     ]
-
-
-@dataclass(frozen=True)
-class SubGroupPlan:
-    """A subgroup of the v2 ``podGroup``, worked out once per definition."""
-
-    component: str
-    topology: Topology | None
-    # the pod-bearing components of its subtree, in definition order
-    pod_bearing: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class V2Plan:
-    """The v2 ``podGroup`` worked out once per definition."""
-
-    definition: PodGroupDefinition
-    subs: tuple[SubGroupPlan, ...]
-    pod_bearing: tuple[str, ...]
-    root: str
 
 
 def gang_plan(

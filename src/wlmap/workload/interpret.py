@@ -83,7 +83,7 @@ def general_view(
 
     def gangs() -> tuple[GangGroup, ...]:
         start = len(issues.errors)
-        found = tuple(gang_groups(compiled, instances, placements, pods, issues))
+        found = tuple(gang_groups(compiled, instances, placements, pods, issues, obj, variables))
         gang_errors.extend(issues.errors[start:])
         return found
 

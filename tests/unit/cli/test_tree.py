@@ -61,9 +61,21 @@ def test_a_ray_worker_group_holds_its_workers_beside_the_head(
 
 
 def test_one_line_per_gang(capsys: pytest.CaptureFixture[str]) -> None:
+    out = describe(capsys, "jobset/group.yaml")  # no replicatedJob waits for another
+    assert [line for line in out.splitlines() if line.startswith("Gang")] == [
+        "Gang jobset: at least 4 pods of pod; subgroups replicatedJob >= 4"
+    ]
+
+
+def test_one_line_per_start_stage_saying_why(capsys: pytest.CaptureFixture[str]) -> None:
+    # the worker is created once both initializers are Complete: a gang of all six pods
+    # could never be satisfied
     out = describe(capsys, "jobset/multiple-depends-on.yaml")
     assert [line for line in out.splitlines() if line.startswith("Gang")] == [
-        "Gang jobset: at least 6 pods of pod; subgroups replicatedJob >= 6"
+        "Gang jobset (dataset-initializer): at least 2 pods of pod; subgroups replicatedJob >= 2",
+        "Gang jobset (worker): at least 4 pods of pod; subgroups replicatedJob >= 4; "
+        "replicatedJob worker starts after dataset-initializer, model-initializer complete: "
+        "separate gang",
     ]
 
 

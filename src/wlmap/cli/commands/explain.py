@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from wlmap.cli._session import Session
 from wlmap.cli.commands._base import command, file_option, output_option
-from wlmap.views.explanation import render_explanation
+from wlmap.views.explanation import render_explanation, split_gangs
 
 
 @command("explain", short_help="Explain the status of the workloads in files.")
@@ -22,6 +22,11 @@ def explain(session: Session, files: tuple[str, ...], fmt: str) -> None:
             "name": f.view.name,
             "namespace": f.view.namespace,
             "explanation": f.view.explanation.to_dict(),
+            **(
+                {"gangStages": [g.to_dict() for g in split]}
+                if (split := split_gangs(f.view))
+                else {}
+            ),
         }
         for f in shown
     ]

@@ -40,6 +40,9 @@ def _pod_groups(view: WorkloadView, groups: Sequence[Mapping[str, Any]]) -> dict
         name = str(group["metadata"]["name"])
         if gang.pods is not None:
             members = set(gang.pods)
+        elif gang.holds is not None:  # one start stage: only its instances' pods
+            held = set(gang.holds)
+            members = {p.name for p in placed if (p.component, p.instance) in held}
         else:
             components = set(gang.members) | {m for s in gang.sub_groups for m in s.members}
             members = {p.name for p in placed if p.component in components}
