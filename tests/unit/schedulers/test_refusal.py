@@ -89,7 +89,8 @@ def test_the_other_workloads_in_the_input_still_get_their_gangs(
     code, out, _ = _podgroups(capsys, _definition(tmp_path, "-3"), "kai", jobset)
     assert code == GANG_REFUSED
     owners = [g["metadata"]["labels"]["wlmap.dev/workload"] for g in yaml.safe_load_all(out)]
-    assert owners == [corpus_object(jobset, "JobSet")["metadata"]["name"]]
+    # one object per start stage (its initializers, then its workers), all the JobSet's
+    assert owners == [corpus_object(jobset, "JobSet")["metadata"]["name"]] * 2
 
 
 def _operator_outcome(definition: Path) -> tuple[object, GangRefusal | None]:
