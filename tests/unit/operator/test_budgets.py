@@ -82,6 +82,12 @@ def test_a_changed_definition_starts_with_a_clean_record() -> None:
     assert budgets.quarantined(ORIGIN) is None
 
 
+def test_an_equal_definition_read_again_keeps_the_record() -> None:
+    budgets = Budgets(BUDGET)
+    budgets.record(ORIGIN, {"name": "slow", "generation": 1}, 11.0, False, 11.0)
+    assert budgets.admit(ORIGIN, {"name": "slow", "generation": 1}, 12.0) is not None
+
+
 def test_definitions_are_budgeted_apart() -> None:
     budgets, slow, other = Budgets(BUDGET), object(), object()
     budgets.record(ORIGIN, slow, 11.0, False, 11.0)

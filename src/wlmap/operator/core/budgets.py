@@ -6,8 +6,8 @@ evaluation of a definition (:meth:`Budgets.admit`) and told how it went
 (:meth:`Budgets.record`). A definition over budget, or failing ``failures`` times in a row,
 is quarantined for ``backoff_first`` seconds; then one evaluation is let through as a
 probe: if it succeeds within budget the definition is free again, otherwise the backoff
-doubles, up to ``backoff_last``. A changed definition (a new object for the same origin)
-starts with a clean record.
+doubles, up to ``backoff_last``. A changed definition (one not equal to the last for the
+same origin) starts with a clean record.
 """
 
 from __future__ import annotations
@@ -81,14 +81,15 @@ class Budgets:
 
     def _record(self, origin: str, owner: object) -> _Record:
         found = self._records.get(origin)
-        if found is None or found.owner is not owner:  # new or changed definition
+        if found is None or found.owner != owner:  # new or changed definition
             found = self._records[origin] = _Record(owner)
         return found
 
     def admit(self, origin: str, owner: object, now: float) -> Quarantine | None:
         """None when an evaluation of the definition may run now (a probe, if it was
-        quarantined), else the quarantine that sets it aside. ``owner`` is the definition
-        object: another object for the same origin clears the record."""
+        quarantined), else the quarantine that sets it aside. ``owner`` names the
+        definition's version (its generation, or the definition itself): a different one
+        for the same origin clears the record."""
         record = self._record(origin, owner)
         if record.until is None:
             return None

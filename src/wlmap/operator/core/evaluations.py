@@ -71,7 +71,7 @@ class Evaluations:
 
         Args:
             origin: the definition's origin (its lane and budget).
-            definition: the definition object (a new one starts a clean record).
+            definition: the definition's version (a different one starts a clean record).
             trusted: a built-in definition: no lane, no budget.
             evaluate: the evaluation.
             failed: whether its result counts as a failure.

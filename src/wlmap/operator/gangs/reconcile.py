@@ -120,9 +120,12 @@ async def reconcile(
     if evaluations is None:
         view, desired = await asyncio.to_thread(_interpreted, settings, reader, entry, current)
     else:
+        # the generation in use names the definition: the store parses its object again
+        # on every event of it (the operator's own status writes among them)
+        generation = store.generation_in_use(entry.origin)
         done = await evaluations.run(
             entry.origin,
-            entry.definition,
+            entry.definition if generation is None else generation,
             is_trusted(entry.definition),
             lambda: _interpreted(settings, reader, entry, current),
             lambda result: result[1] is None,
