@@ -43,25 +43,32 @@ def test_old_evaluations_leave_the_window() -> None:
     assert budgets.admit(ORIGIN, definition, 221.0) is None
 
 
-def test_failures_in_a_row_quarantine_and_a_success_resets_the_count() -> None:
+def test_costly_failures_in_a_row_quarantine_and_a_success_resets_the_count() -> None:
     budgets, definition = Budgets(BUDGET), object()
-    assert not budgets.record(ORIGIN, definition, 0.01, True, 1.0)
-    assert not budgets.record(ORIGIN, definition, 0.01, True, 2.0)
-    assert not budgets.record(ORIGIN, definition, 0.01, False, 3.0)
-    assert not budgets.record(ORIGIN, definition, 0.01, True, 4.0)
-    assert not budgets.record(ORIGIN, definition, 0.01, True, 5.0)
-    assert budgets.record(ORIGIN, definition, 0.01, True, 6.0)
-    held = budgets.admit(ORIGIN, definition, 7.0)
+    assert not budgets.record(ORIGIN, definition, 1.2, True, 100.0)
+    assert not budgets.record(ORIGIN, definition, 1.2, True, 200.0)
+    assert not budgets.record(ORIGIN, definition, 1.2, False, 300.0)
+    assert not budgets.record(ORIGIN, definition, 1.2, True, 400.0)
+    assert not budgets.record(ORIGIN, definition, 1.2, True, 500.0)
+    assert budgets.record(ORIGIN, definition, 1.2, True, 600.0)
+    held = budgets.admit(ORIGIN, definition, 601.0)
     assert held is not None and held.reason == "KeepsFailing"
     assert "3 evaluations failed" in held.message
+
+
+def test_quick_failures_never_quarantine() -> None:
+    budgets, definition = Budgets(BUDGET), object()
+    for t in range(1, 50):
+        assert not budgets.record(ORIGIN, definition, 0.01, True, float(t))
+    assert budgets.admit(ORIGIN, definition, 50.0) is None
 
 
 def test_a_failed_probe_doubles_the_backoff_up_to_the_last() -> None:
     budgets, definition = Budgets(BUDGET), object()
     now = 0.0
     for _ in range(3):
-        now += 1
-        budgets.record(ORIGIN, definition, 0.01, True, now)
+        now += 1.2
+        budgets.record(ORIGIN, definition, 1.2, True, now)
     waits = []
     for _ in range(4):
         held = budgets.admit(ORIGIN, definition, now)

@@ -4,7 +4,8 @@ in a row, before its workloads are set aside (quarantined) and retried with back
 Pure bookkeeping, driven by the caller's clock: :class:`Budgets` is asked before each
 evaluation of a definition (:meth:`Budgets.admit`) and told how it went
 (:meth:`Budgets.record`). A definition over budget, or failing ``failures`` times in a row,
-is quarantined for ``backoff_first`` seconds; then one evaluation is let through as a
+is quarantined for ``backoff_first`` seconds (a failure counts when it took long enough to
+cost others something); then one evaluation is let through as a
 probe: if it succeeds within budget the definition is free again, otherwise the backoff
 doubles, up to ``backoff_last``. A changed definition (one not equal to the last for the
 same origin) starts with a clean record.
@@ -25,7 +26,10 @@ class Budget:
     Attributes:
         window_seconds: how far back evaluation time is summed.
         seconds_per_window: evaluation time a definition may spend within the window.
-        failures: failed evaluations in a row that quarantine a definition.
+        failures: costly failed evaluations in a row that quarantine a definition.
+        costly_failure: how long a failed evaluation must have taken to count towards
+            ``failures``: a definition that fails quickly (``error("x")``) costs nobody
+            else anything, and its workloads that do evaluate must not be set aside.
         backoff_first: the first quarantine's length, in seconds.
         backoff_last: the longest quarantine (each failed probe doubles it).
         probe_wait: how long other workloads wait while a probe runs, before asking again.
@@ -35,6 +39,7 @@ class Budget:
     window_seconds: float = 60.0
     seconds_per_window: float = 20.0
     failures: int = 5
+    costly_failure: float = 1.0
     backoff_first: float = 30.0
     backoff_last: float = 600.0
     probe_wait: float = 2.0
@@ -107,6 +112,7 @@ class Budgets:
         budget = self.budget
         record = self._record(origin, owner)
         record.spent.append((now, seconds))
+        failed = failed and seconds >= budget.costly_failure
         record.failed_in_a_row = record.failed_in_a_row + 1 if failed else 0
         spent = record.total(now, budget.window_seconds)
         if record.probing:
