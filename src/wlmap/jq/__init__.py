@@ -3,11 +3,13 @@
 Common expressions are evaluated natively in Python with libjq's exact results; the rest
 run on libjq, in-process for the built-in catalog (``default_engine``) or in a killable
 worker process with a memory cap for every other definition (``untrusted_engine``, an
-``Engine(isolated=True)``, whose native evaluation also charges a size budget).
+``Engine(isolated=True)``, whose native evaluation also charges a size budget). A caller
+names the lane of an untrusted evaluation (``lane``) to give it its own worker process.
 """
 
 from wlmap.jq._native_base import Session
 from wlmap.jq._parser import parse
+from wlmap.jq._pool import lane
 from wlmap.jq._reader import Reader
 from wlmap.jq.cost import costly_constructs
 from wlmap.jq.engine import Engine, Program
@@ -26,6 +28,7 @@ __all__ = [
     "Session",
     "costly_constructs",
     "default_engine",
+    "lane",
     "parse",
     "path_problems",
     "unsafe_constructs",

@@ -16,10 +16,11 @@ from wlmap.jq._native import compile_native
 from wlmap.jq._native_base import Code, Ctl, Env
 from wlmap.jq._native_paths import Step, compile_paths, run_paths
 from wlmap.jq._parser import parse
+from wlmap.jq._pool import WorkerPool, current_lane
 from wlmap.jq._reader import Reader, native_reader
 from wlmap.jq._scope import free_variables
 from wlmap.jq._values import JqError, LimitHit, Unsupported, error_message, fresh
-from wlmap.jq._worker import Worker, WorkerFailure, WorkerTimeout
+from wlmap.jq._worker import WorkerFailure, WorkerTimeout
 from wlmap.jq.limits import Limits
 from wlmap.jq.paths import path_problems
 from wlmap.jq.safety import unsafe_constructs
@@ -34,14 +35,15 @@ class Engine:
             catalog): libjq runs only in a worker process with a memory cap that is killed
             when it exceeds the time limit, and native evaluation charges what it builds
             and traverses to a size budget (``Limits.max_cells``) and runs regular
-            expressions with a timeout.
+            expressions with a timeout. Evaluations inside a :func:`wlmap.jq.lane` block
+            use that lane's worker, so one slow definition does not hold up the others.
     """
 
     def __init__(self, limits: Limits | None = None, *, isolated: bool = False) -> None:
         self.limits = limits or Limits()
         self.isolated = isolated
-        self._worker = (
-            Worker(self.limits.worker_memory_bytes, self.limits.worker_start_seconds)
+        self._workers = (
+            WorkerPool(self.limits.worker_memory_bytes, self.limits.worker_start_seconds)
             if isolated
             else None
         )
@@ -74,8 +76,8 @@ class Engine:
 
     def close(self) -> None:
         """Stop the isolated worker, if any."""
-        if self._worker is not None:
-            self._worker.close()
+        if self._workers is not None:
+            self._workers.close()
 
     def __enter__(self) -> Engine:
         return self
@@ -105,7 +107,8 @@ class Engine:
         input_json = wrap_input(value_json, names, dict(variables))
         wrapped = wrap(text, names)
         try:
-            if self._worker is not None:
+            if self._workers is not None:
+                worker = self._workers.worker(current_lane())
                 message = {
                     "text": wrapped,
                     "input": input_json,
@@ -113,7 +116,7 @@ class Engine:
                     "max_bytes": self.limits.max_output_bytes,
                     "first": first,
                 }
-                return self._worker.request(message, self.limits.timeout_seconds)
+                return worker.request(message, self.limits.timeout_seconds)
             compiled = program.libjq_programs.get(wrapped)
             if compiled is None:
                 compiled = program.libjq_programs[wrapped] = compile_program(wrapped)
@@ -126,9 +129,10 @@ class Engine:
     def _check_compiles(self, program: Program, text: str) -> None:
         wrapped = wrap(text, program.variables)
         try:
-            if self._worker is not None:
+            if self._workers is not None:
                 message = {"text": wrapped, "compile_only": True}
-                self._worker.request(message, self.limits.timeout_seconds)
+                worker = self._workers.worker(current_lane())
+                worker.request(message, self.limits.timeout_seconds)
             else:
                 program.libjq_programs[wrapped] = compile_program(wrapped)
         except LibjqError as err:

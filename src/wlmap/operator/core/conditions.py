@@ -33,9 +33,19 @@ def condition(
 
 
 def degraded_condition(
-    previous: Sequence[Mapping[str, Any]], failures: Mapping[str, str]
+    previous: Sequence[Mapping[str, Any]],
+    failures: Mapping[str, str],
+    quarantine: str | None = None,
 ) -> dict[str, Any]:
-    """``Degraded``: True while some workload fails to evaluate under the definition."""
+    """``Degraded``: True while some workload fails to evaluate under the definition, or
+    while the definition is quarantined (``quarantine`` says why: its workloads are
+    skipped, and it is tried again with backoff)."""
+    if quarantine is not None:
+        message = (
+            f"evaluation quarantined, retried with backoff: {quarantine}; "
+            f"{len(failures)} workload(s) skipped or failing"
+        )
+        return condition(previous, DEGRADED, True, "Quarantined", message)
     if failures:
         first = next(iter(failures.values()))
         message = f"{len(failures)} workload(s) cannot be evaluated; first: {first}"
@@ -50,11 +60,13 @@ def definition_status(
     crd_exists: bool | None,
     in_use_generation: int | None,
     failures: Mapping[str, str] | None = None,
+    quarantine: str | None = None,
 ) -> dict[str, Any]:
     """The status of a definition object after validating its current generation.
 
     ``failures`` (workload uid -> message) gives ``Degraded``; None when no workload of the
-    definition was evaluated since start (the condition in ``obj`` is kept then). Both
+    definition was evaluated since start (the condition in ``obj`` is kept then);
+    ``quarantine`` why the definition is quarantined, if it is. Both
     writers of ``Degraded`` compute it from the same record, so a handler reading an
     older version of the object cannot undo the other's write.
     """
@@ -81,7 +93,7 @@ def definition_status(
             )
         )
     if failures is not None:
-        conditions.append(degraded_condition(previous, failures))
+        conditions.append(degraded_condition(previous, failures, quarantine))
     computed = {c["type"] for c in conditions}
     conditions += [dict(c) for c in previous if c.get("type") not in computed | {"CRDExists"}]
     return {

@@ -44,11 +44,13 @@ class Refusal:
 
 @dataclass
 class Reports:
-    """Refusals already reported per workload uid, and failing workloads per definition."""
+    """Refusals already reported per workload uid, failing workloads per definition, and
+    why each quarantined definition is."""
 
     reported: dict[str, set[Refusal]] = field(default_factory=dict)
     failing: dict[str, dict[str, str]] = field(default_factory=dict)
     checked: set[str] = field(default_factory=set)
+    quarantined: dict[str, str] = field(default_factory=dict)
 
     def new(self, uid: str, refusals: tuple[Refusal, ...]) -> list[Refusal]:
         """The refusals of a reconciliation not reported yet for this workload."""
@@ -114,10 +116,15 @@ async def post_event(
 
 
 async def set_degraded(
-    cluster: Cluster, discovery: Discovery, origin: str, failures: Mapping[str, str]
+    cluster: Cluster,
+    discovery: Discovery,
+    origin: str,
+    failures: Mapping[str, str],
+    quarantine: str | None = None,
 ) -> None:
-    """Set (or clear, when nothing fails) the ``Degraded`` condition of a definition object.
-    Built-in definitions have no object: their failures are only logged and evented."""
+    """Set (or clear, when nothing fails) the ``Degraded`` condition of a definition object
+    (reason ``Quarantined`` while ``quarantine`` says why it is). Built-in definitions
+    have no object: their failures are only logged and evented."""
     if not is_from_cluster(origin):
         return
     kind, _, name = origin.partition(":")[2].partition("/")
@@ -133,7 +140,7 @@ async def set_degraded(
             return
         raise
     previous = (current.get("status") or {}).get("conditions") or []
-    degraded = degraded_condition(previous, failures)
+    degraded = degraded_condition(previous, failures, quarantine)
     kept = [c for c in previous if c.get("type") != DEGRADED]
     body = {"status": {"conditions": [*kept, degraded]}}
     await cluster.request("PATCH", path + "/status", body=body, content_type=MERGE_PATCH)

@@ -17,7 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from wlmap.definitions.registry import Entry
+from wlmap.definitions.trust import is_trusted
+from wlmap.operator.core.budgets import Quarantine
+from wlmap.operator.core.evaluations import Evaluations
 from wlmap.operator.core.gate import is_gated
+from wlmap.operator.core.queue import WorkQueue
 from wlmap.operator.core.reports import Refusal
 from wlmap.operator.core.settings import GANG_KINDS, Settings
 from wlmap.operator.core.store import DefinitionStore
@@ -54,6 +58,8 @@ class Outcome:
         waiting_for: references the workload names whose objects do not exist yet (a
             TrainJob created before its runtime): nothing else announces their arrival,
             so the caller looks again later.
+        quarantine: the definition is quarantined (over its budget or failing in a
+            row): the workload was not evaluated, and is looked at again after the wait.
     """
 
     applied: int
@@ -63,6 +69,7 @@ class Outcome:
     evaluation_failure: str | None = None
     refusals: tuple[Refusal, ...] = ()
     waiting_for: tuple[str, ...] = ()
+    quarantine: Quarantine | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,8 @@ async def reconcile(
     cache: ClusterCache | None = None,
     seen: list[Interpreted] | None = None,
     written: Written | None = None,
+    evaluations: Evaluations | None = None,
+    queue: WorkQueue | None = None,
 ) -> Outcome | None:
     """Apply the gang objects of one workload; None when no definition covers it or it is
     gone. Its pods, claims and owners come from ``cache`` when given, else from the server;
@@ -89,8 +98,10 @@ async def reconcile(
     The view of a workload that evaluated cleanly, and its pods, are appended to ``seen``
     before anything is written (the placement controller plans from them even when the
     writes fail). With ``written``, what an earlier reconciliation wrote and the cluster's
-    copies already show, or do not show yet, is not written again. Raises ClusterError
-    (retried by the caller) when the server fails."""
+    copies already show, or do not show yet, is not written again. With ``evaluations``,
+    an untrusted definition is evaluated in its own lane and budget (the step gives its
+    slot of ``queue`` to others while it waits), and a quarantined one not at all.
+    Raises ClusterError (retried by the caller) when the server fails."""
     entry = store.registry.find(str(obj.get("apiVersion")), str(obj.get("kind")))
     resource = discovery.serving(str(obj.get("apiVersion", "")), str(obj.get("kind")))
     if entry is None or resource is None:
@@ -108,7 +119,24 @@ async def reconcile(
     reader = WorkloadReader(store.registry, snapshot.manifests, pods_listed=snapshot.pods_listed)
     pods = reader.inventory.pods_of(current)
     # in a thread: a slow (even hostile) definition must not stall the other workloads
-    view, desired = await asyncio.to_thread(_interpreted, settings, reader, entry, current)
+    if evaluations is None:
+        view, desired = await asyncio.to_thread(_interpreted, settings, reader, entry, current)
+    else:
+        # the generation in use names the definition: the store parses its object again
+        # on every event of it (the operator's own status writes among them)
+        generation = store.generation_in_use(entry.origin)
+        done = await evaluations.run(
+            entry.origin,
+            entry.definition if generation is None else generation,
+            is_trusted(entry.definition),
+            lambda: _interpreted(settings, reader, entry, current),
+            lambda result: isinstance(result[1], GangRefusal) and result[1].evaluation_failed,
+            queue,
+        )
+        if done.value is None:
+            return _skipped(entry, done.quarantine)
+        view, desired = done.value
+    quarantine = evaluations.budgets.quarantined(entry.origin) if evaluations else None
     if not isinstance(desired, Desired):
         # a gang from failed inputs has the wrong minimum, and one too large can never
         # run: keep what is there, write nothing
@@ -116,9 +144,9 @@ async def reconcile(
         if desired.evaluation_failed:
             failure = f"definition {entry.origin}: {desired.message}"
             refusal = Refusal(desired.reason, f"gang objects not written: {failure}")
-            return Outcome(0, 0, 0, entry.origin, failure, (refusal,), waiting)
+            return Outcome(0, 0, 0, entry.origin, failure, (refusal,), waiting, quarantine)
         refusal = Refusal(desired.reason, f"gang objects not written: {desired.message}")
-        return Outcome(0, 0, 0, entry.origin, None, (refusal,), waiting)
+        return Outcome(0, 0, 0, entry.origin, None, (refusal,), waiting, quarantine)
     if seen is not None:
         seen.append(Interpreted(view, tuple(pods or ())))
     uid = str(meta.get("uid"))
@@ -140,7 +168,18 @@ async def reconcile(
     deleted = await delete_unwanted(cluster, discovery, owned, desired.objects, written)
     links = {pod: g for pod, g in desired.pod_groups.items() if g not in refused_names}
     linked = await link_pods(cluster, discovery, settings, pods or [], links, written)
-    return Outcome(applied, deleted, linked, entry.origin, None, tuple(refusals))
+    return Outcome(applied, deleted, linked, entry.origin, None, tuple(refusals), (), quarantine)
+
+
+def _skipped(entry: Entry, quarantine: Quarantine | None) -> Outcome:
+    """The outcome of a workload whose definition is quarantined: nothing evaluated,
+    nothing written (the last good gang stays)."""
+    assert quarantine is not None
+    failure = (
+        f"definition {entry.origin} is quarantined ({quarantine.reason}: {quarantine.message})"
+    )
+    refusal = Refusal("DefinitionQuarantined", f"gang objects not written: {failure}")
+    return Outcome(0, 0, 0, entry.origin, failure, (refusal,), (), quarantine)
 
 
 def _interpreted(

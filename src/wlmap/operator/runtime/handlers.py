@@ -170,6 +170,8 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
         origin = origin_of(obj)
         if event.get("type") == "DELETED":
             dropped = state.store.forget(origin)
+            state.evaluations.forget(origin)
+            state.reports.quarantined.pop(origin, None)
             log.info("definition removed", extra={"definition": origin})
             if dropped is not None and dropped.root_gvk is not None:
                 await requeue(state, {(dropped.root_gvk.group, dropped.root_gvk.kind)})
@@ -205,7 +207,8 @@ def _definition_handler(state: State) -> Callable[..., Awaitable[None]]:
             )
         in_use = state.store.generation_in_use(origin)
         failures = state.reports.failures(origin)
-        status = definition_status(obj, problems, crd, in_use, failures)
+        quarantine = state.reports.quarantined.get(origin)
+        status = definition_status(obj, problems, crd, in_use, failures, quarantine)
         await retrying(state, lambda: _patch_status(state, obj, status))
         if changed and crd and definition is not None and definition.root_gvk is not None:
             await requeue(state, {(definition.root_gvk.group, definition.root_gvk.kind)})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from wlmap.operator.core.evaluations import Evaluations
 from wlmap.operator.core.reports import Reports
 from wlmap.operator.placing.state import PlacingState
 from wlmap.operator.runtime.leader import LeaderElection
@@ -25,3 +26,5 @@ class State(PlacingState):
     rechecks: set[str] = field(default_factory=set)  # uids with a recheck planned
     kinds: set[tuple[str, str]] = field(default_factory=set)
     skipped: int = 0  # workload events that changed nothing a reconciliation reads
+    # untrusted definitions' lanes, threads and budgets
+    evaluations: Evaluations = field(default_factory=Evaluations)

@@ -61,10 +61,13 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
                 state.cache,
                 seen,
                 state.written,
+                state.evaluations,
+                state.queue,
             )
             if outcome is not None:
                 await _report(state, obj, outcome)
             _wait_for_references(state, obj, outcome)
+            _retry_quarantined(state, obj, outcome)
             if outcome is not None and _clean(outcome):
                 state.read_keys.reconciled(obj)
             else:
@@ -150,9 +153,42 @@ async def _report(state: State, obj: Mapping[str, Any], outcome: Outcome) -> Non
             extra={"workload": log_name(obj)},
         )
         await post_event(state.cluster, obj, refusal)
-    if state.reports.evaluated(outcome.origin, uid, outcome.evaluation_failure):
+    quarantined = state.reports.quarantined
+    before = quarantined.get(outcome.origin)
+    held = outcome.quarantine
+    why = f"{held.reason}: {held.message}" if held is not None else None
+    if why:
+        quarantined[outcome.origin] = why
+    else:
+        quarantined.pop(outcome.origin, None)
+    changed = state.reports.evaluated(outcome.origin, uid, outcome.evaluation_failure)
+    if changed or before != why:
+        if why and before != why:
+            log.warning("definition %s quarantined: %s", outcome.origin, why)
         failing = state.reports.failing[outcome.origin]
-        await set_degraded(state.cluster, state.discovery, outcome.origin, failing)
+        await set_degraded(state.cluster, state.discovery, outcome.origin, failing, why)
+
+
+def _retry_quarantined(state: State, obj: Mapping[str, Any], outcome: Outcome | None) -> None:
+    """Look at a workload again when its definition's quarantine ends (it was skipped,
+    or failed as the probe: nothing else brings it back)."""
+    if outcome is None or outcome.quarantine is None or outcome.evaluation_failure is None:
+        return
+    uid = str((obj.get("metadata") or {}).get("uid"))
+    key = "quarantine:" + uid
+    if key in state.rechecks:
+        return
+    delay = outcome.quarantine.retry_after
+
+    async def again() -> None:
+        try:
+            await asyncio.sleep(delay)
+        finally:
+            state.rechecks.discard(key)
+        await submit(state, uid, reconcile_step(state, obj))
+
+    state.rechecks.add(key)
+    state.spawn(again())
 
 
 async def forget_workload(state: State, obj: Mapping[str, Any]) -> None:
