@@ -70,6 +70,15 @@ def test_the_overlay_keeps_another_targets_gang_objects(
     assert groups == {"scheduling.volcano.sh"}
 
 
+def test_the_overlay_serves_the_namespaces_another_selector_picks(tmp_path: Path) -> None:
+    overlay = tmp_path / "team-ml"
+    assert main([str(overlay), "--namespace-selector", "team=ml", "--base", str(BASE)]) == 0
+    objects = _built(overlay)
+    for obj in rbac.manifests() + policy_manifests(namespace_selector="team=ml"):
+        assert objects.get(_key(obj)) == obj, _key(obj)
+    assert _environment(objects)["WLMAP_NAMESPACE_SELECTOR"] == "team=ml"
+
+
 def test_the_bundle_grants_the_gang_objects_of_its_deployments_target() -> None:
     deployment = yaml.safe_load((BASE / "deployment.yaml").read_text(encoding="utf-8"))
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
@@ -86,6 +95,7 @@ def test_the_bundle_grants_the_gang_objects_of_its_deployments_target() -> None:
         (["--namespaces", "a", "--kinds", "MyJob.example.com"], "--kinds belongs to the base"),
         (["--namespaces", "a", "--base", "nowhere"], "no kustomization.yaml there"),
         (["--target", "yunikorn"], "invalid choice: 'yunikorn'"),
+        (["--namespace-selector", "team in (a)"], "--namespace-selector: label selector"),
     ],
 )
 def test_bad_arguments_are_refused_with_the_reason(
