@@ -1,11 +1,15 @@
-"""The admission policy names the annotations the schedulers read and the operator's user."""
+"""The admission policy: the annotations the schedulers read, the operator's user, served
+namespaces and wlmap's gang objects."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.corpus import corpus_object
+from wlmap.catalog import builtin_registry
 from wlmap.operator.deploy import admission, rbac, served
-from wlmap.schedulers import kai, volcano
+from wlmap.schedulers import PROFILES, kai, volcano
+from wlmap.workload import interpret
 
 
 def test_the_policy_allows_exactly_the_schedulers_link_annotations() -> None:
@@ -93,3 +97,15 @@ def test_gang_objects_must_be_labelled_as_wlmaps() -> None:
         m.endswith(f"may only create and update gang objects labelled {label}") for m in messages
     )
     assert any(f"change or delete gang objects labelled {label}" in m for m in messages)
+
+
+@pytest.mark.parametrize("name", [n for n, p in PROFILES.items() if p.kept])
+def test_every_gang_object_the_operator_writes_carries_the_label_the_policy_asks(
+    name: str,
+) -> None:
+    obj = corpus_object("kubeflow-pytorchjob/deepspeed-demo-gpu.yaml", "PyTorchJob")
+    view = interpret(builtin_registry().for_object(obj), obj)
+    made = PROFILES[name].build(view, obj)
+    assert made
+    for gang in made:
+        assert gang["metadata"]["labels"][served.MANAGED_BY] == served.MANAGER, gang["kind"]

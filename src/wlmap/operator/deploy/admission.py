@@ -17,8 +17,8 @@ its node selection (and tolerations) and removing gates.
 
 The one policy sees pods, events and the gang kinds; each check names the resource it
 holds for. Its ``served`` variable is the namespace test of the mode: the bundle's holds
-the default namespace selector, an overlay serving listed namespaces replaces it with the
-list (``bundle``).
+the default namespace selector, an overlay replaces it with the listed namespaces or
+another selector (``overlay``).
 """
 
 from __future__ import annotations
