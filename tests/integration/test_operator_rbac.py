@@ -21,6 +21,7 @@ from tests.integration.load import min_member
 from tests.integration.operator_process import OperatorProcess, refused_lines
 from tests.integration.serviceaccount import apply_all, kubeconfig, token
 from tests.integration.testcluster import TestCluster
+from wlmap.operator.core.scope import SERVE_LABEL
 from wlmap.operator.deploy import rbac
 from wlmap.operator.deploy.admission import DENIED, policy_manifests
 
@@ -51,30 +52,39 @@ def install(kube: Kube, namespaces: tuple[str, ...] = ()) -> None:
             "DELETE", kube.path(f"{rbac.RBAC_API}/v1", "ClusterRoleBinding", None, rbac.NAME)
         )
     apply_all(kube, rbac.manifests(namespaces=namespaces))
-    apply_all(kube, policy_manifests())
+    apply_all(kube, policy_manifests(namespaces=namespaces))
+
+
+def serve(kube: Kube, namespace: str) -> None:
+    """``kubectl label namespace NAMESPACE wlmap.dev/serve=true``: served by the bundle."""
+    labelled = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+    kube.patch(labelled, {"metadata": {"labels": {SERVE_LABEL: "true"}}})
 
 
 @pytest.fixture
-def operator_client(cluster: TestCluster, kube: Kube) -> Iterator[httpx.Client]:
-    """An API client authenticated as the operator's service account (cluster-wide RBAC)."""
+def operator_client(cluster: TestCluster, kube: Kube, namespace: str) -> Iterator[httpx.Client]:
+    """An API client authenticated as the operator's service account (cluster-wide RBAC,
+    the test's namespace served)."""
     install(kube)
-    probe = kube.create(POD | {"metadata": {"name": "policy-probe"}}, rbac.NAMESPACE)
+    serve(kube, namespace)
+    probe = kube.create(POD | {"metadata": {"name": "policy-probe"}}, namespace)
     try:
         with cluster.client(token(kube)) as client:
-            wait_for(lambda: in_force(client), "the admission policy in force")
+            wait_for(lambda: in_force(client, namespace), "the admission policy in force")
             yield client
     finally:
         kube.delete(probe)
 
 
-def in_force(client: httpx.Client) -> bool:
-    """Whether the API server applies the policy yet (it loads policies asynchronously): a
-    dry-run label patch of a probe pod by the operator is denied."""
+def in_force(client: httpx.Client, namespace: str) -> bool:
+    """Whether the API server applies the policy as installed yet (it loads policies
+    asynchronously): a dry-run label patch of a probe pod in the served ``namespace`` by
+    the operator is denied for its label, not for its namespace (as by a policy installed
+    earlier that served other namespaces)."""
     patch = {"metadata": {"labels": {"probe": "1"}}}
-    path = pod_path(rbac.NAMESPACE, "policy-probe")
-    return (
-        client.patch(path, params={"dryRun": "All"}, json=patch, headers=MERGE).status_code == 403
-    )
+    path = pod_path(namespace, "policy-probe")
+    answer = client.patch(path, params={"dryRun": "All"}, json=patch, headers=MERGE)
+    return answer.status_code == 403 and "not labels" in answer.text
 
 
 def pod_path(namespace: str, name: str = "worker-0") -> str:

@@ -32,6 +32,7 @@ from tests.integration.load import min_member
 from tests.integration.operator_process import refused_lines
 from tests.integration.serviceaccount import apply, kubeconfig, token
 from tests.integration.testcluster import TestCluster, free_port
+from wlmap.operator.deploy import rbac
 
 REPO = Path(__file__).resolve().parents[2]
 OPERATOR_MANIFESTS = REPO / "deploy" / "operator"
@@ -277,7 +278,16 @@ def definition_object(kube: Kube, operator: Operator) -> None:
 
 
 def set_target(kube: Kube, target: str) -> None:
-    """Step 14: ``kubectl -n wlmap-system set env deployment/wlmap-operator WLMAP_TARGET=...``."""
+    """Step 14: ``python -m wlmap.operator.deploy DIR --target ... --base deploy/operator``
+    and ``kubectl apply --server-side -k DIR``: the overlay changes the ClusterRole (the
+    target's gang kinds instead of KAI's) and the Deployment's ``WLMAP_TARGET`` (as
+    ``tests/unit/operator/test_bundle.py`` checks with kustomize itself)."""
+    (role,) = [
+        o
+        for o in rbac.manifests(target=target)
+        if (o["kind"], o["metadata"]["name"]) == ("ClusterRole", ACCOUNT)
+    ]
+    apply(kube, role)
     container = {"name": "operator", "env": [{"name": "WLMAP_TARGET", "value": target}]}
     patch = {"spec": {"template": {"spec": {"containers": [container]}}}}
     path = kube.path("apps/v1", "Deployment", SYSTEM, ACCOUNT)

@@ -104,11 +104,7 @@ def test_writes_only_what_the_operator_writes() -> None:
         ("coordination.k8s.io", "leases"),
         ("wlmap.dev", "workloadmaps/status"),
         ("run.ai", "kartas/status"),
-        ("scheduling.run.ai", "podgroups"),
-        ("scheduling.volcano.sh", "podgroups"),
-        ("scheduling.k8s.io", "podgroups"),
-        ("scheduling.k8s.io", "workloads"),
-        ("scheduling.x-k8s.io", "podgroups"),
+        ("scheduling.run.ai", "podgroups"),  # the bundle's target, kai, alone
     }
     assert _verbs(rules, "", "pods") == {"get", "list", "watch", "patch"}
     assert _verbs(rules, "", "events") == {"create", "patch"}
@@ -122,6 +118,36 @@ def test_writes_only_what_the_operator_writes() -> None:
     }
     assert all("update" not in rule["verbs"] for rule in rbac.namespaced_rules())
     assert all("*" not in rule["verbs"] + rule["resources"] + rule["apiGroups"] for rule in rules)
+
+
+GANG_RESOURCES = {
+    "kai": {("scheduling.run.ai", "podgroups")},
+    "volcano": {("scheduling.volcano.sh", "podgroups")},
+    "workload-api": {("scheduling.k8s.io", "podgroups"), ("scheduling.k8s.io", "workloads")},
+    "coscheduling": {("scheduling.x-k8s.io", "podgroups")},
+}
+
+
+@pytest.mark.parametrize("target", sorted(GANG_RESOURCES))
+def test_only_the_targets_gang_objects_are_kept(target: str) -> None:
+    rules = rbac.namespaced_rules(target=target)
+    kept = {
+        (group, resource)
+        for rule in rules
+        if "delete" in rule["verbs"]
+        for group in rule["apiGroups"]
+        for resource in rule["resources"]
+    }
+    assert kept == GANG_RESOURCES[target]
+    for group, resource in set().union(*GANG_RESOURCES.values()) - kept:
+        assert _verbs(rules, group, resource) == set(), (group, resource)
+    # the overlay's rewrite of the bundle's role comes to the same rules
+    assert rbac.retarget(rbac.namespaced_rules(), target) == rules
+
+
+def test_an_unknown_target_is_refused() -> None:
+    with pytest.raises(ValueError, match="target must be one of"):
+        rbac.namespaced_rules(target="yunikorn")
 
 
 def test_the_lease_is_granted_in_the_operators_namespace_only() -> None:

@@ -107,7 +107,7 @@ def test_the_operator_writes_the_group_and_links_each_pod_by_its_label() -> None
 
 
 def test_the_operator_may_write_the_groups_and_change_only_that_label_on_pods() -> None:
-    rules = rbac.namespaced_rules(builtin_registry())
+    rules = rbac.namespaced_rules(builtin_registry(), target="coscheduling")
     verbs = {
         verb
         for rule in rules

@@ -1,4 +1,6 @@
-"""The admission policy that keeps the operator's pod patches to the pod group links.
+"""The admission policy that keeps the operator's writes to what it serves: its pod
+patches to the pod group links, its writes to served namespaces, its gang objects to
+those labelled as wlmap's (the last two: see ``served``).
 
 RBAC cannot say which fields a ``patch`` may touch, and the operator must be able to patch
 any pod it serves. A ValidatingAdmissionPolicy (``admissionregistration.k8s.io/v1``, run
@@ -12,14 +14,21 @@ holds if someone widens the role). The one exception is the spec of a pod that c
 placement gate (``gating``): the placement controller narrows its node affinity and
 removes the gate; on a gated pod the API server itself allows no spec change but narrowing
 its node selection (and tolerations) and removing gates.
+
+The one policy sees pods, events and the gang kinds; each check names the resource it
+holds for. Its ``served`` variable is the namespace test of the mode: the bundle's holds
+the default namespace selector, an overlay replaces it with the listed namespaces or
+another selector (``overlay``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from wlmap.operator.core.gate import GATE
 from wlmap.operator.core.settings import POD_LINKS
+from wlmap.operator.deploy import served
 from wlmap.operator.deploy.rbac import LABELS, NAME, USERNAME
 
 POLICY_FILE = "policy.yaml"
@@ -65,6 +74,8 @@ if LINK_LABELS:  # a scheduler links pods by a label: that label may change, no 
         "oldLabels": "oldObject.metadata.?labels.orValue({})",
     }
     _LABELS_KEPT = _only_links("newLabels", "oldLabels", "labelLinks")
+# The pod checks hold for pods only (the policy sees events and gang objects too).
+_NOT_POD = "request.resource.resource != 'pods'"
 # Each check is (expression, what it protects); only UPDATE reaches them.
 _CHECKS = (
     (_only_links("newAnnotations", "oldAnnotations", "links"), "other annotations"),
@@ -86,22 +97,42 @@ _CHECKS = (
 )
 
 
-def policy_manifests() -> list[dict[str, Any]]:
-    """The ValidatingAdmissionPolicy and its binding (which denies, cluster-wide)."""
+def policy_manifests(
+    namespaces: Sequence[str] = (), namespace_selector: str | None = None
+) -> list[dict[str, Any]]:
+    """The ValidatingAdmissionPolicy and its binding (which denies, cluster-wide), for an
+    operator serving ``namespaces`` when listed, else the namespaces its selector matches
+    (``namespace_selector``, default ``wlmap.dev/serve=true``)."""
     links = ", ".join((*LINK_ANNOTATIONS, *LINK_LABELS))
+    variables = {  # a variable reads only those before it
+        "namespaceLabels": "namespaceObject.metadata.?labels.orValue({})",
+        served.SERVED_VARIABLE: served.served_expression(namespaces, namespace_selector),
+        **_VARIABLES,
+    }
     validations = [
         {
-            "expression": "request.operation == 'UPDATE'",
+            "expression": served.namespace_check(),
+            "messageExpression": f"'{USERNAME} writes only in the namespaces it serves, "
+            "not in ' + request.namespace",
+            "message": f"{USERNAME} writes only in the namespaces it serves",
+            "reason": "Forbidden",
+        },
+        {
+            "expression": f"{_NOT_POD} || request.operation == 'UPDATE'",
             "message": f"{USERNAME} may not create or delete pods",
             "reason": "Forbidden",
         },
         *(
             {
-                "expression": f"request.operation != 'UPDATE' || ({expression})",
+                "expression": f"{_NOT_POD} || request.operation != 'UPDATE' || ({expression})",
                 "message": f"{DENIED} ({links}), not {what}",
                 "reason": "Forbidden",
             }
             for expression, what in _CHECKS
+        ),
+        *(
+            {"expression": expression, "message": f"{USERNAME} {what}", "reason": "Forbidden"}
+            for expression, what in served.gang_checks()
         ),
     ]
     policy = {
@@ -117,7 +148,8 @@ def policy_manifests() -> list[dict[str, Any]]:
                         "apiVersions": ["v1"],
                         "operations": ["CREATE", "UPDATE", "DELETE"],
                         "resources": ["pods"],
-                    }
+                    },
+                    *served.resource_rules(),
                 ]
             },
             "matchConditions": [
@@ -126,7 +158,7 @@ def policy_manifests() -> list[dict[str, Any]]:
                     "expression": f"request.userInfo.username == '{USERNAME}'",
                 }
             ],
-            "variables": [{"name": k, "expression": v} for k, v in _VARIABLES.items()],
+            "variables": [{"name": k, "expression": v} for k, v in variables.items()],
             "validations": validations,
         },
     }

@@ -4,10 +4,13 @@ The grants follow the requests the operator sends, verb by verb: it reads (get/l
 every root kind of the built-in catalog and the pods beside them, patches pods (the link
 annotation; an admission policy, see ``admission``, keeps those patches to that annotation),
 watches the owners a pod's controller chain passes through (the operator's cache of
-them) and reads the objects definitions refer to, watches DRA claims, keeps the gang objects of every target (server-side apply creates and
-patches them; stale ones are deleted), reads the definition objects and patches their status,
-and reads what kopf needs (CRDs, namespaces). Events and its leader-election Lease are
-written in the operator's own namespace.
+them) and reads the objects definitions refer to, watches DRA claims, keeps the gang
+objects of the configured target only (server-side apply creates and patches them; stale
+ones are deleted; ``--target``, default ``kai``, the Deployment's ``WLMAP_TARGET``), reads
+the definition objects and patches their status, and reads what kopf needs (CRDs,
+namespaces). Events and its leader-election Lease are written in the operator's own
+namespace. What RBAC cannot say (which namespaces a selector serves, which objects are
+wlmap's, which pod fields may change) the admission policies say (``admission``).
 
 The rules come in three roles, so that the same roles serve both modes and only the
 bindings differ:
@@ -35,7 +38,7 @@ from typing import Any
 
 from wlmap.catalog import builtin_registry
 from wlmap.definitions.registry import Registry
-from wlmap.operator.core.settings import FIELD_MANAGER, SYNC_TARGETS
+from wlmap.operator.core.settings import FIELD_MANAGER, SYNC_TARGETS, Settings
 from wlmap.schedulers import PROFILES
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES
 
@@ -46,6 +49,7 @@ OWN_NAMESPACE_ROLE = f"{NAME}-own-namespace"  # Lease and events in NAMESPACE
 USERNAME = f"system:serviceaccount:{NAMESPACE}:{NAME}"
 RBAC_API = "rbac.authorization.k8s.io"
 LABELS = {"app.kubernetes.io/name": NAME, "app.kubernetes.io/part-of": "wlmap"}
+DEFAULT_TARGET = Settings.target  # the bundle's Deployment runs with WLMAP_TARGET=kai
 
 READ = ("get", "list", "watch")
 # Server-side apply creates a missing object (authorized as create) and patches an existing
@@ -90,6 +94,9 @@ class _Grants:
         for resource in resources:
             self.verbs[(group, resource)].update(verbs)
 
+    def drop(self, group: str, resource: str) -> None:
+        self.verbs.pop((group, resource), None)
+
     def readable(self, group: str, resource: str) -> bool:
         return "get" in self.verbs.get((group, resource), set())
 
@@ -108,11 +115,19 @@ def namespaced_rules(
     registry: Registry | None = None,
     extra_kinds: Sequence[tuple[str, str]] = (),
     placement: bool = False,
+    target: str = DEFAULT_TARGET,
 ) -> list[dict[str, Any]]:
     """The rules of ClusterRole ``wlmap-operator``: what the operator does inside a served
-    namespace, for the definitions of a registry (default: the catalog); with
-    ``placement``, the workloads' status too (the ``WlmapPlacement`` condition) and
-    evictions (the pods of placed gangs on a faulty node)."""
+    namespace, for the definitions of a registry (default: the catalog), keeping the gang
+    objects of ``target`` only (the operator's ``WLMAP_TARGET``); with ``placement``, the
+    workloads' status too (the ``WlmapPlacement`` condition) and evictions (the pods of
+    placed gangs on a faulty node).
+
+    Raises:
+        ValueError: ``target`` is not a scheduler whose objects the operator keeps.
+    """
+    if target not in SYNC_TARGETS:
+        raise ValueError(f"target must be one of {', '.join(SYNC_TARGETS)}, not {target!r}")
     registry = builtin_registry() if registry is None else registry
     grants = _Grants()
     workloads: set[tuple[str, str]] = set(extra_kinds)
@@ -145,10 +160,30 @@ def namespaced_rules(
         grants.add("resource.k8s.io", ["resourceclaims"], ["create", "delete"])
         grants.add("resource.k8s.io", ["resourceclaimtemplates"], ["list"])
         grants.add("", ["pods/status"], ["patch"])
-    for target in SYNC_TARGETS:
-        for gang_kind in PROFILES[target].kinds:
-            grants.add(gang_kind.group, [gang_kind.plural], GANG)
+    for gang_kind in PROFILES[target].kinds:  # another scheduler's objects stay out of reach
+        grants.add(gang_kind.group, [gang_kind.plural], GANG)
     grants.add("", ["events"], ["create", "patch"])  # kopf's events about served objects
+    return grants.rules()
+
+
+def retarget(rules: Sequence[dict[str, Any]], target: str) -> list[dict[str, Any]]:
+    """The rules of ClusterRole ``wlmap-operator`` as generated (``rules``, for whichever
+    target), keeping the gang objects of ``target`` instead.
+
+    Raises:
+        ValueError: ``target`` is not a scheduler whose objects the operator keeps.
+    """
+    if target not in SYNC_TARGETS:
+        raise ValueError(f"target must be one of {', '.join(SYNC_TARGETS)}, not {target!r}")
+    grants = _Grants()
+    for rule in rules:
+        for group in rule["apiGroups"]:
+            grants.add(group, rule["resources"], rule["verbs"])
+    for kept in SYNC_TARGETS:
+        for gang_kind in PROFILES[kept].kinds:
+            grants.drop(gang_kind.group, gang_kind.plural)
+    for gang_kind in PROFILES[target].kinds:
+        grants.add(gang_kind.group, [gang_kind.plural], GANG)
     return grants.rules()
 
 
@@ -239,10 +274,11 @@ def manifests(
     extra_kinds: Sequence[tuple[str, str]] = (),
     namespaces: Sequence[str] = (),
     placement: bool = False,
+    target: str = DEFAULT_TARGET,
 ) -> list[dict[str, Any]]:
     """ServiceAccount, roles and bindings of the operator: serving the whole cluster, or
-    (``namespaces`` given) those namespaces only; with the placement controller's grants
-    when ``placement``."""
+    (``namespaces`` given) those namespaces only, keeping the gang objects of ``target``;
+    with the placement controller's grants when ``placement``."""
     service_account = {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
@@ -255,7 +291,7 @@ def manifests(
     )
     return [
         service_account,
-        _role("ClusterRole", NAME, namespaced_rules(registry, extra_kinds, placement)),
+        _role("ClusterRole", NAME, namespaced_rules(registry, extra_kinds, placement, target)),
         _role("ClusterRole", CLUSTER_ROLE, cluster_rules(registry, placement)),
         _role("Role", OWN_NAMESPACE_ROLE, own_namespace_rules(), NAMESPACE),
         *served,
