@@ -137,7 +137,8 @@ def _register_pod_watch(registry: kopf.OperatorRegistry, state: State, link: Pod
 
 
 def _start_cache(state: State, kinds: set[tuple[str, str]]) -> None:
-    """Start the watch-fed cache: pods, claims, owners and the operator's gang objects."""
+    """Start the watch-fed cache: pods, claims, owners and the operator's gang objects
+    (of the served namespaces only)."""
     assert state.cluster is not None and state.discovery is not None
     state.cache = operator_cache(
         state.cluster,
@@ -147,6 +148,7 @@ def _start_cache(state: State, kinds: set[tuple[str, str]]) -> None:
         lambda obj: state.spawn(_queue_top_owner(state, obj)),
         state.written,
         gang_listener(state),
+        served=state.serves_namespace,
     )
     state.cache.start()
     state.spawn(sweep(state))  # orphans, as kopf's first listing of them finds them
@@ -228,6 +230,8 @@ def _namespace_handler(state: State) -> Callable[..., Awaitable[None]]:
         state.namespace_labels[name] = dict(meta.get("labels") or {})
         labels = state.namespace_labels[name]
         after = (state.serves_namespace(name), labels.get(GANG_LABEL), labels.get(OPT_IN))
+        if state.cache is not None and after[0] != before[0]:
+            state.cache.relist(name)  # its pods are kept now, or no longer
         # opted in (or core kinds, or placement, opted in or out): catch up
         if after[0] and after != before:
             await requeue(state, state.kinds, (name,))
