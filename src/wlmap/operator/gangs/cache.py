@@ -61,6 +61,7 @@ def operator_cache(
     written: Written | None = None,
     gang_changes: ChangeListener | None = None,
     served: Callable[[str | None], bool] | None = None,
+    interrupted: Callable[[], None] | None = None,
 ) -> OperatorCache:
     """The cache for the served namespaces; ``wanted`` is called with each watched object
     whose workload should be reconciled (from the watch's task: it must not block). A pod
@@ -72,6 +73,8 @@ def operator_cache(
             their changes (the drift checks; it must not block either).
         served: whether a namespace is served now: only its objects are kept (a watch of
             the whole cluster, under a namespace selector, drops the others).
+        interrupted: told when a gang object watch failed and is being resumed (changes
+            may have been missed meanwhile: orphans are looked for again).
     """
     fed_kinds = set(fed)
     resources = [
@@ -102,7 +105,7 @@ def operator_cache(
         served=served,
     )
     if gang_changes is not None:
-        cache.gangs = GangCache(cluster, discovery, settings, gang_changes)
+        cache.gangs = GangCache(cluster, discovery, settings, gang_changes, interrupted)
     return cache
 
 
