@@ -48,6 +48,7 @@ class Server:
         self.failures = failures
         self.events: asyncio.Queue[str] = asyncio.Queue()
         self.listings = 0
+        self.closes = 0  # watches the server ends at once (it is shutting down)
 
     async def request(self, method: str, path: str, **_: Any) -> dict[str, Any]:
         if self.failures:
@@ -56,6 +57,9 @@ class Server:
         return {"items": [dict(o) for o in self.objects], "metadata": {"resourceVersion": "9"}}
 
     async def lines(self, path: str, params: Mapping[str, Any], **_: Any) -> AsyncIterator[str]:
+        if self.closes:
+            self.closes -= 1
+            return
         while True:
             yield await self.events.get()
 
@@ -110,6 +114,24 @@ def test_a_server_that_is_starting_or_away_is_retried_within_a_second(
     assert held, "not listed within 2 s of two transient failures"
     assert not informer.refused
     assert interruptions == [True, True]
+
+
+def test_a_watch_the_server_closes_early_is_resumed_and_reported() -> None:
+    server = Server([pod("a", "team")], [])
+    server.closes = 1
+    interruptions: list[bool] = []
+
+    _, _, held = asyncio.run(
+        informed(
+            server,
+            lambda informer, index: bool(interruptions),
+            1.0,
+            interrupted=lambda: interruptions.append(True),
+        )
+    )
+
+    assert held and interruptions == [True]
+    assert server.listings == 1  # resumed from its version, not listed again
 
 
 def test_a_refusal_waits_and_readers_go_on_without_the_type() -> None:

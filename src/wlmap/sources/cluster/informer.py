@@ -21,6 +21,7 @@ import asyncio
 import json
 import logging
 import random
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -35,6 +36,8 @@ WATCH_SECONDS = 300
 RETRY_SECONDS = 1.0
 REFUSED_RETRY_SECONDS = 60.0
 RETRY_CAP_SECONDS = 5.0
+# a watch the server ends this much sooner than asked was closed by it (a restart)
+EARLY_END_SECONDS = 30
 # transient failures in a row after which readers go on without the type (as refused)
 FAILURES_BEFORE_READERS_GO_ON = 6
 TRANSIENT_CODES = frozenset({408, 429})
@@ -78,6 +81,9 @@ class Informer:
         project: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         interrupted: Callable[[], None] | None = None,
     ) -> None:
+        """See the module docstring; ``interrupted`` is told when a watch failed or the
+        server closed it early, and it is resumed: changes may have gone unseen meanwhile
+        (by this watch, or by others that the same restart interrupted)."""
         self.resource = resource
         self.namespace = namespace if resource.namespaced else None
         self.synced = asyncio.Event()  # the first listing is in the index (or was refused)
@@ -100,8 +106,11 @@ class Informer:
             try:
                 if version is None:
                     version = await self._relist()
+                started = time.monotonic()
                 version = await self._watch(version)
                 failures = 0
+                if time.monotonic() - started < WATCH_SECONDS - EARLY_END_SECONDS:
+                    self._interrupt()  # the server closed it early: it is going away
                 continue
             except GoneError:
                 version = None
@@ -125,8 +134,11 @@ class Informer:
             if failures >= FAILURES_BEFORE_READERS_GO_ON:
                 self._give_up_for_now()
             await asyncio.sleep(retry_delay(failures))
-            if self._interrupted is not None:
-                self._interrupted()
+            self._interrupt()
+
+    def _interrupt(self) -> None:
+        if self._interrupted is not None:
+            self._interrupted()
 
     def _give_up_for_now(self) -> None:
         """Readers go on without this type (fetching its objects one by one) until a
