@@ -80,6 +80,7 @@ class Informer:
         keep: Callable[[Mapping[str, Any]], bool] | None = None,
         project: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         interrupted: Callable[[], None] | None = None,
+        page_size: int = PAGE_SIZE,
     ) -> None:
         """See the module docstring; ``interrupted`` is told when a watch failed or the
         server closed it early, and it is resumed: changes may have gone unseen meanwhile
@@ -97,6 +98,7 @@ class Informer:
         self._keep = keep  # which objects are kept (None: all)
         self._project = project  # the part of each object kept (None: all of it)
         self._interrupted = interrupted  # told when the watch failed and is resumed
+        self._page_size = page_size
 
     async def run(self) -> None:
         """List and watch until cancelled."""
@@ -147,7 +149,7 @@ class Informer:
         self.synced.set()
 
     async def _relist(self) -> str:
-        params: dict[str, Any] = {"limit": PAGE_SIZE, "labelSelector": self._selector}
+        params: dict[str, Any] = {"limit": self._page_size, "labelSelector": self._selector}
         objects: list[dict[str, Any]] = []
         while True:
             page = await self._cluster.request(
