@@ -96,28 +96,3 @@ def test_a_workload_whose_deletion_was_seen_is_not_found() -> None:
     cache.observe("DELETED", family.jobset)
     with pytest.raises(WorkloadNotFoundError, match="coordinator-example"):
         asyncio.run(cache.read(family.jobset, builtin_registry(), Discovery(())))
-
-
-def test_objects_of_namespaces_not_served_are_not_kept() -> None:
-    family = jobset_family()
-    namespace = family.jobset["metadata"]["namespace"]
-    served = {namespace}
-    cache = ClusterCache(
-        Cluster(api=None, context=None),
-        Discovery(()),
-        (),
-        fed=FED,
-        served=lambda name: name in served,
-    )
-    elsewhere = jobset_family()
-    for obj in (elsewhere.jobset, *elsewhere.jobs, *elsewhere.pods):
-        obj["metadata"]["namespace"] = "not-served"
-        obj["metadata"]["uid"] = "other-" + obj["metadata"]["uid"]
-    for obj in (family.jobset, *family.jobs, *family.pods, elsewhere.jobset, *elsewhere.pods):
-        cache.observe("ADDED", obj)
-    assert len(cache.index) == 1 + len(family.jobs) + len(family.pods)
-    assert pod_links(cache, family).keys() == {p["metadata"]["name"] for p in family.pods}
-
-    served.clear()  # the namespace is opted out: its objects go as their events arrive
-    cache.observe("MODIFIED", family.pods[0])
-    assert cache.index.get(family.pods[0]["metadata"]["uid"]) is None

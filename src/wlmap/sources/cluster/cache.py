@@ -129,8 +129,10 @@ class ClusterCache:
         await self._informers.synced(timeout, "the watched types")
 
     def observe(self, event_type: str | None, obj: dict[str, Any]) -> None:
-        """An event of a type the caller watches: kept, or forgotten when deleted."""
-        if event_type == "DELETED" or not self._keeps(obj):
+        """An event of a type the caller watches: kept, or forgotten when deleted. Kept
+        whether or not its namespace is served (workloads are few, and one seen before
+        its namespace's opt-in is read from here once it is)."""
+        if event_type == "DELETED":
             self.index.remove(obj)
         else:
             self.index.put(obj)
