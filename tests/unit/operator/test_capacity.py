@@ -4,9 +4,11 @@ node and pod events alone, with the pods a plan released counted before they are
 from __future__ import annotations
 
 import asyncio
+import copy
+import json
 from typing import Any
 
-from wlmap.operator.placing.capacity import CapacityCache
+from wlmap.operator.placing.capacity import CapacityCache, slim_pod
 from wlmap.placement.feed import Intent, WorkloadGang
 from wlmap.placement.gangs import make_gang_policy
 from wlmap.placement.plan import plan_gangs, read_occupancy
@@ -85,6 +87,25 @@ def test_the_occupancy_from_events_is_the_one_a_dump_of_the_same_objects_gives()
     cache.observe("MODIFIED", pod("train-1", 4, "r0-h1", phase="Failed"))
     cache.observe("DELETED", pod("train-0", 8, "r0-h0"))
     assert free(cache) == {"r0-h0": 8, "r0-h1": 8, "r1-h0": 8, "r1-h1": 8}
+
+
+def test_the_slim_pods_kept_count_as_the_whole_pods() -> None:
+    pods = [
+        pod("train-0", 8, "r0-h0"),
+        pod("train-1", 4, "r0-h1"),
+        pod("wait-0", 8),
+        pod("done-0", 8, "r1-h0", phase="Succeeded"),
+    ]
+    for each in pods:  # what a pod carries besides: env, mounts, status, annotations
+        each["spec"]["containers"][0]["env"] = [
+            {"name": f"V{i}", "value": "x" * 40} for i in range(20)
+        ]
+        each["metadata"]["annotations"] = {"example.com/note": "y" * 400}
+    whole, slim = fed(*NODES, *pods), fed(*NODES, *(slim_pod(copy.deepcopy(p)) for p in pods))
+    assert free(slim) == free(whole)
+    held = sorted((h.workload, h.node, h.gpus) for h in asyncio.run(slim.occupancy()).held)
+    assert held == sorted((h.workload, h.node, h.gpus) for h in asyncio.run(whole.occupancy()).held)
+    assert len(json.dumps(slim_pod(copy.deepcopy(pods[0])))) * 4 < len(json.dumps(pods[0]))
 
 
 def test_node_heartbeats_keep_the_topology_and_a_cordon_rebuilds_it() -> None:

@@ -60,6 +60,8 @@ def operator_cache(
     wanted: Callable[[dict[str, Any]], None],
     written: Written | None = None,
     gang_changes: ChangeListener | None = None,
+    served: Callable[[str | None], bool] | None = None,
+    interrupted: Callable[[], None] | None = None,
 ) -> OperatorCache:
     """The cache for the served namespaces; ``wanted`` is called with each watched object
     whose workload should be reconciled (from the watch's task: it must not block). A pod
@@ -69,6 +71,10 @@ def operator_cache(
         fed: (group, kind) of the types kopf watches and the handlers feed in.
         gang_changes: with it, the gang objects are kept too, and it is told of each of
             their changes (the drift checks; it must not block either).
+        served: whether a namespace is served now: only its objects are kept (a watch of
+            the whole cluster, under a namespace selector, drops the others).
+        interrupted: told when a gang object watch failed and is being resumed (changes
+            may have been missed meanwhile: orphans are looked for again).
     """
     fed_kinds = set(fed)
     resources = [
@@ -91,13 +97,15 @@ def operator_cache(
         cluster,
         discovery,
         resources,
-        # the listed namespaces that are served; with a namespace selector, all of them
+        # the listed namespaces; with a namespace selector only, every namespace is
+        # watched and only the served ones are kept
         tuple(sorted(settings.scope.namespaces)) or (None,),
         fed=fed_kinds,
         listener=listener,
+        served=served,
     )
     if gang_changes is not None:
-        cache.gangs = GangCache(cluster, discovery, settings, gang_changes)
+        cache.gangs = GangCache(cluster, discovery, settings, gang_changes, interrupted)
     return cache
 
 

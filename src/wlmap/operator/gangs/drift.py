@@ -5,7 +5,8 @@ through kopf, or, with cached reads, through the gang cache's own watches (one w
 kind either way; see ``gang_cache``). A group deleted, or changed by another writer, has
 its workload reconciled again (which restores it). A group whose workload no longer exists
 (deleted while the operator was not running, on a cluster without a garbage collector) is
-an orphan and is deleted; that check runs on the initial listing, i.e. at every start.
+an orphan and is deleted; that check runs on the initial listing, i.e. at every start,
+on taking the lease, and after a watch was interrupted and periodically (``sweeps``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ objects applied and not seen yet (``written``) are considered for deletion too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from wlmap.operator.core.settings import GANG_KINDS, WORKLOAD_UID_LABEL, Settings
@@ -30,6 +30,7 @@ class GangCache:
     Args:
         listener: told of every change the watches bring (from the watch's task: it must
             not block).
+        interrupted: told when a watch failed and is being resumed.
     """
 
     def __init__(
@@ -38,6 +39,7 @@ class GangCache:
         discovery: Discovery,
         settings: Settings,
         listener: ChangeListener | None = None,
+        interrupted: Callable[[], None] | None = None,
     ) -> None:
         self.index = ObjectIndex()
         namespaces: Sequence[str | None] = tuple(sorted(settings.scope.namespaces)) or (None,)
@@ -56,6 +58,7 @@ class GangCache:
                         listener,
                         selector=WORKLOAD_UID_LABEL,
                         slim=False,
+                        interrupted=interrupted,
                     )
                 )
         self.informers = Informers(informers)

@@ -14,6 +14,9 @@ does not serve count too), and every change is folded into what a plan reads:
   is written) until the watch shows it bound, finished or gone. Without them, gangs
   planned in a burst would all see the same empty rack.
 
+Of each pod only what the counts read is kept (:func:`slim_pod`: its name, owner, node,
+phase and GPUs): every pod of the cluster is held, and a whole pod is some kilobytes.
+
 A plan therefore costs no request: :meth:`CapacityCache.occupancy` composes a fresh
 :class:`~wlmap.placement.plan.Occupancy` from memory. Plans are serialised by
 :attr:`CapacityCache.planning`, so the read, the plan and the assumption of its pods
@@ -38,7 +41,7 @@ if TYPE_CHECKING:  # numpy and the policies load with the first plan
     from wlmap.placement.gangs import GangPlacement
     from wlmap.placement.plan import Occupancy
 
-__all__ = ["CapacityCache", "workload_of"]
+__all__ = ["CapacityCache", "slim_pod", "workload_of"]
 
 GPU = "nvidia.com/gpu"
 FINISHED = frozenset({"Succeeded", "Failed"})
@@ -73,7 +76,14 @@ class CapacityCache:
         self._index = ObjectIndex()
         self._informers = Informers(
             [
-                Informer(cluster, resource, None, self._index, self._changed)
+                Informer(
+                    cluster,
+                    resource,
+                    None,
+                    self._index,
+                    self._changed,
+                    project=slim_pod if resource is pods else None,
+                )
                 for resource in (nodes, pods)
                 if resource is not None
             ]
@@ -248,6 +258,31 @@ class CapacityCache:
                 self._used[entry.node] -= entry.gpus
                 if self._used[entry.node] <= 0:
                     del self._used[entry.node]
+
+
+def slim_pod(pod: dict[str, Any]) -> dict[str, Any]:
+    """What the counts read of a pod: its identity and controller (``workload_of``), node,
+    phase, and its GPUs as one container's request (``pod_gpus`` reads it back)."""
+    from wlmap.placement.plan import pod_gpus  # noqa: PLC0415 - start-up cost
+
+    meta = pod.get("metadata") or {}
+    spec = pod.get("spec") or {}
+    kept_meta = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion") if k in meta}
+    owners = [r for r in meta.get("ownerReferences") or () if r.get("controller")]
+    if owners:
+        kept_meta["ownerReferences"] = owners
+    kept_spec: dict[str, Any] = {k: spec[k] for k in ("nodeName",) if k in spec}
+    gpus = pod_gpus(pod)
+    if gpus:
+        kept_spec["containers"] = [{"name": "gpus", "resources": {"requests": {GPU: str(gpus)}}}]
+    phase = (pod.get("status") or {}).get("phase")
+    return {
+        "apiVersion": pod.get("apiVersion", "v1"),
+        "kind": pod.get("kind", "Pod"),
+        "metadata": kept_meta,
+        "spec": kept_spec,
+        "status": {"phase": phase} if phase else {},
+    }
 
 
 def workload_of(pod: Mapping[str, Any]) -> str:

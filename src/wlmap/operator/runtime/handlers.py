@@ -27,6 +27,7 @@ from wlmap.operator.core.work import is_mapped, retrying, submit
 from wlmap.operator.deploy.webhooks import inject_ca
 from wlmap.operator.gangs.cache import has_unlinked_pods, operator_cache
 from wlmap.operator.gangs.drift import gang_handler, gang_listener, sweep
+from wlmap.operator.gangs.sweeps import Sweeps
 from wlmap.operator.placing._slice_faults import register_fault_watches
 from wlmap.operator.placing.capacity import CapacityCache
 from wlmap.operator.placing.gating import register_webhook, webhook_server
@@ -89,8 +90,7 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
                 state.settings.placement_levels,
             )
             state.capacity.start()
-        if state.settings.cached_reads:
-            _start_cache(state, kinds)
+        _start_reads(state, kinds)
         if state.settings.leader_elect:
             await _elect(state)
 
@@ -136,8 +136,17 @@ def _register_pod_watch(registry: kopf.OperatorRegistry, state: State, link: Pod
     )(_pod_handler(state))
 
 
-def _start_cache(state: State, kinds: set[tuple[str, str]]) -> None:
-    """Start the watch-fed cache: pods, claims, owners and the operator's gang objects."""
+def _start_reads(state: State, kinds: set[tuple[str, str]]) -> None:
+    """Start the orphan sweeps and, with cached reads, the cache."""
+    sweeps = Sweeps(state, sweep)
+    state.spawn(sweeps.run())
+    if state.settings.cached_reads:
+        _start_cache(state, kinds, sweeps)
+
+
+def _start_cache(state: State, kinds: set[tuple[str, str]], sweeps: Sweeps) -> None:
+    """Start the watch-fed cache: pods, claims, owners and the operator's gang objects
+    (of the served namespaces only; a gang object watch that fails brings sweeps)."""
     assert state.cluster is not None and state.discovery is not None
     state.cache = operator_cache(
         state.cluster,
@@ -147,6 +156,8 @@ def _start_cache(state: State, kinds: set[tuple[str, str]]) -> None:
         lambda obj: state.spawn(_queue_top_owner(state, obj)),
         state.written,
         gang_listener(state),
+        served=state.serves_namespace,
+        interrupted=sweeps.interrupted,
     )
     state.cache.start()
     state.spawn(sweep(state))  # orphans, as kopf's first listing of them finds them
@@ -231,6 +242,8 @@ def _namespace_handler(state: State) -> Callable[..., Awaitable[None]]:
         state.namespace_labels[name] = dict(meta.get("labels") or {})
         labels = state.namespace_labels[name]
         after = (state.serves_namespace(name), labels.get(GANG_LABEL), labels.get(OPT_IN))
+        if state.cache is not None and after[0] != before[0]:
+            state.cache.relist(name)  # its pods are kept now, or no longer
         # opted in (or core kinds, or placement, opted in or out): catch up
         if after[0] and after != before:
             await requeue(state, state.kinds, (name,))

@@ -6,6 +6,11 @@ owner (down the chain: JobSet, Job, Pod), the claims of its namespace, and the o
 its definition refers to (fetched, as they are few and rarely shared). The result is the
 same snapshot a live read gives, so the workload is interpreted exactly as the CLI does.
 
+Only the objects of the namespaces a reader serves are kept (``served``): a cache that
+watches the whole cluster (to follow a namespace selector) drops the rest as it reads
+them, so its memory follows the served namespaces and not the cluster. When the served set
+changes, ``relist`` lists again what the new set keeps.
+
 Types the reader watches itself (the operator's workload kinds) are fed in with
 ``observe``. An owner of a type nobody watches is fetched once by GET and kept; those
 requests are counted, as they are the ones a watch could save.
@@ -13,7 +18,7 @@ requests are counted, as they are the ones a watch could save.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +27,7 @@ from wlmap.errors import WorkloadNotFoundError
 from wlmap.sources.cluster.connection import ApiError, Cluster
 from wlmap.sources.cluster.discovery import ApiResource, Discovery
 from wlmap.sources.cluster.informer import ChangeListener, Informer, Informers
+from wlmap.sources.cluster.listing import PAGE_SIZE
 from wlmap.sources.cluster.object_index import ObjectIndex, type_key
 from wlmap.sources.cluster.snapshot import ORIGIN, Snapshot, referenced_objects
 from wlmap.sources.inventory import uid_of
@@ -29,6 +35,9 @@ from wlmap.sources.manifests import Manifest
 from wlmap.sources.selectors import matches, parse_selector
 
 SYNC_SECONDS = 30.0
+# pages of a listing that keeps only the served namespaces' objects: what is dropped is
+# still read, and a smaller page leaves less memory behind (the allocator keeps its peak)
+FILTERED_PAGE_SIZE = 50
 CLAIMS = ("resource.k8s.io", "ResourceClaim")
 
 
@@ -50,6 +59,7 @@ class ClusterCache:
         namespaces: the namespaces to watch; ``(None,)`` for the whole cluster.
         fed: (group, kind) of types the caller watches itself and feeds in with ``observe``.
         listener: told of every change the watches bring (not of ``observe``'d ones).
+        served: whether a namespace's objects are kept (None: every namespace watched).
     """
 
     def __init__(
@@ -60,14 +70,24 @@ class ClusterCache:
         namespaces: Sequence[str | None] = (None,),
         fed: Iterable[tuple[str, str]] = (),
         listener: ChangeListener | None = None,
+        served: Callable[[str | None], bool] | None = None,
     ) -> None:
         self.index = ObjectIndex()
+        self._served = served
         self.counts = CacheCounts()
         self._cluster = cluster
         self._discovery = discovery
         self._informers = Informers(
             [
-                Informer(cluster, resource, namespace, self.index, listener)
+                Informer(
+                    cluster,
+                    resource,
+                    namespace,
+                    self.index,
+                    listener,
+                    keep=self._keeps,
+                    page_size=FILTERED_PAGE_SIZE if served and namespace is None else PAGE_SIZE,
+                )
                 for resource in resources
                 for namespace in (namespaces if resource.namespaced else (None,))
             ]
@@ -87,6 +107,15 @@ class ClusterCache:
         """Start listing and watching (in the running event loop)."""
         self._informers.start()
 
+    def relist(self, namespace: str) -> None:
+        """List again what may now be kept, or no longer: whether ``namespace`` is served
+        changed (the watches that cover it start over; reads wait for their listing)."""
+        self._informers.relist(lambda i: i.namespace in (None, namespace))
+
+    def _keeps(self, obj: Mapping[str, Any]) -> bool:
+        namespace = (obj.get("metadata") or {}).get("namespace")
+        return self._served is None or namespace is None or self._served(namespace)
+
     async def stop(self) -> None:
         """Stop every watch."""
         await self._informers.stop()
@@ -100,7 +129,9 @@ class ClusterCache:
         await self._informers.synced(timeout, "the watched types")
 
     def observe(self, event_type: str | None, obj: dict[str, Any]) -> None:
-        """An event of a type the caller watches: kept, or forgotten when deleted."""
+        """An event of a type the caller watches: kept, or forgotten when deleted. Kept
+        whether or not its namespace is served (workloads are few, and one seen before
+        its namespace's opt-in is read from here once it is)."""
         if event_type == "DELETED":
             self.index.remove(obj)
         else:
@@ -167,7 +198,7 @@ class ClusterCache:
             not resource.namespaced
             or None in self._namespaces
             or (namespace is not None and namespace in self._namespaces)
-        )
+        ) and (namespace is None or self._served is None or self._served(namespace))
         if not self.keeps(resource.group, resource.kind) or not watched:
             return None
         try:

@@ -4,6 +4,15 @@ A watch that ends is resumed from the last version seen. One the server can no l
 resume (410 Gone: it has compacted past that version, or restarted) is replaced by a new
 listing, and objects that listing no longer holds are removed: they were deleted while
 nothing was watching, and no event will ever say so.
+
+A failure the server will get over (5xx, as while it starts and before every path is
+installed; 408, 429; a dropped or timed-out connection) is retried soon, with a capped
+exponential backoff and jitter. A refusal (401, 403 and the other client errors) waits
+``REFUSED_RETRY_SECONDS``: readers go on without the type meanwhile.
+
+An informer may keep only some objects (``keep``: the pods of served namespaces) and only
+part of each (``project``: what a reader needs of a pod); memory then follows what is kept,
+not what the cluster holds.
 """
 
 from __future__ import annotations
@@ -11,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+import random
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from wlmap.errors import ClusterError
@@ -24,6 +35,12 @@ log = logging.getLogger("wlmap.cluster")
 WATCH_SECONDS = 300
 RETRY_SECONDS = 1.0
 REFUSED_RETRY_SECONDS = 60.0
+RETRY_CAP_SECONDS = 5.0
+# a watch the server ends this much sooner than asked was closed by it (a restart)
+EARLY_END_SECONDS = 30
+# transient failures in a row after which readers go on without the type (as refused)
+FAILURES_BEFORE_READERS_GO_ON = 6
+TRANSIENT_CODES = frozenset({408, 429})
 
 # Called with the event type (ADDED, MODIFIED, DELETED) and the object, after the index
 # holds the change; a listing reports what it added, changed and removed the same way.
@@ -32,6 +49,20 @@ ChangeListener = Callable[[str, dict[str, Any]], None]
 
 class GoneError(Exception):
     """The server cannot resume the watch from the version asked for."""
+
+
+def transient(exc: ApiError) -> bool:
+    """Whether the server will likely get over the failure (5xx, 408, 429) rather than
+    refuse again (401, 403 and the other client errors)."""
+    return exc.code >= 500 or exc.code in TRANSIENT_CODES
+
+
+def retry_delay(failures: int) -> float:
+    """Seconds before the next attempt after ``failures`` transient failures in a row:
+    doubling from RETRY_SECONDS / 4 up to RETRY_CAP_SECONDS, with jitter (half to all of
+    it) so that many watches failing together do not come back together."""
+    ceiling = min(RETRY_CAP_SECONDS, RETRY_SECONDS / 4 * 2.0 ** max(failures - 1, 0))
+    return ceiling * random.uniform(0.5, 1.0)  # jitter, not a secret
 
 
 class Informer:
@@ -46,7 +77,14 @@ class Informer:
         listener: ChangeListener | None = None,
         selector: str | None = None,
         slim: bool = True,
+        keep: Callable[[Mapping[str, Any]], bool] | None = None,
+        project: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        interrupted: Callable[[], None] | None = None,
+        page_size: int = PAGE_SIZE,
     ) -> None:
+        """See the module docstring; ``interrupted`` is told when a watch failed or the
+        server closed it early, and it is resumed: changes may have gone unseen meanwhile
+        (by this watch, or by others that the same restart interrupted)."""
         self.resource = resource
         self.namespace = namespace if resource.namespaced else None
         self.synced = asyncio.Event()  # the first listing is in the index (or was refused)
@@ -57,38 +95,68 @@ class Informer:
         self._listener = listener
         self._selector = selector  # a label selector: only the objects it selects are kept
         self._slim = slim  # managed fields dropped
+        self._keep = keep  # which objects are kept (None: all)
+        self._project = project  # the part of each object kept (None: all of it)
+        self._interrupted = interrupted  # told when the watch failed and is resumed
+        self._page_size = page_size
 
     async def run(self) -> None:
         """List and watch until cancelled."""
         version: str | None = None
+        failures = 0
         while True:
             try:
                 if version is None:
                     version = await self._relist()
+                started = time.monotonic()
                 version = await self._watch(version)
+                failures = 0
+                if time.monotonic() - started < WATCH_SECONDS - EARLY_END_SECONDS:
+                    self._interrupt()  # the server closed it early: it is going away
+                continue
             except GoneError:
                 version = None
+                continue
             except ApiError as exc:
                 if exc.code == 410:
                     version = None
                     continue
-                log.warning("cannot watch %s: %s", self.resource.qualified, exc)
-                self.refused = True
-                self.synced.set()  # readers go on without this type
-                version = None
-                await asyncio.sleep(REFUSED_RETRY_SECONDS)
-            except ClusterError:
-                await asyncio.sleep(RETRY_SECONDS)  # the server went away: resume when back
+                if not transient(exc):
+                    log.warning("cannot watch %s: %s", self.resource.qualified, exc)
+                    self._give_up_for_now()
+                    version = None
+                    failures = 0
+                    await asyncio.sleep(REFUSED_RETRY_SECONDS)
+                    continue
+                failures += 1
+                log.info("watch of %s failed, retrying: %s", self.resource.qualified, exc)
+            except ClusterError as exc:  # the server went away or timed out: back soon
+                failures += 1
+                log.info("watch of %s failed, retrying: %s", self.resource.qualified, exc)
+            if failures >= FAILURES_BEFORE_READERS_GO_ON:
+                self._give_up_for_now()
+            await asyncio.sleep(retry_delay(failures))
+            self._interrupt()
+
+    def _interrupt(self) -> None:
+        if self._interrupted is not None:
+            self._interrupted()
+
+    def _give_up_for_now(self) -> None:
+        """Readers go on without this type (fetching its objects one by one) until a
+        listing succeeds."""
+        self.refused = True
+        self.synced.set()
 
     async def _relist(self) -> str:
-        params: dict[str, Any] = {"limit": PAGE_SIZE, "labelSelector": self._selector}
+        params: dict[str, Any] = {"limit": self._page_size, "labelSelector": self._selector}
         objects: list[dict[str, Any]] = []
         while True:
             page = await self._cluster.request(
                 "GET", self.resource.path(self.namespace), params=params
             )
             for item in page.get("items") or ():
-                if isinstance(item, dict):
+                if isinstance(item, dict) and self._kept(item):
                     objects.append(self._typed(item))
             metadata = page.get("metadata") or {}
             if not metadata.get("continue"):
@@ -128,22 +196,28 @@ class Informer:
                     raise GoneError(obj.get("message"))
                 raise ApiError(str(obj.get("message")), int(obj.get("code") or 500))
             version = str((obj.get("metadata") or {}).get("resourceVersion") or version)
-            if kind == "DELETED":
+            if kind in ("ADDED", "MODIFIED", "DELETED") and not self._kept(obj):
+                self._index.remove(obj)  # no longer kept (nor told of)
+            elif kind == "DELETED":
                 held = self._index.remove(obj)
                 self._notify("DELETED", held or self._typed(obj))
-            elif kind in ("ADDED", "MODIFIED") and self._index.put(self._typed(obj)):
-                self._notify(str(kind), obj)
+            elif kind in ("ADDED", "MODIFIED") and self._index.put(kept := self._typed(obj)):
+                self._notify(str(kind), kept)
         return version
+
+    def _kept(self, obj: Mapping[str, Any]) -> bool:
+        return self._keep is None or self._keep(obj)
 
     def _typed(self, obj: dict[str, Any]) -> dict[str, Any]:
         """The object as kept: typed (lists leave that out), without its managed fields
-        unless asked (often half of a pod's size, and nothing a definition reads)."""
+        unless asked (often half of a pod's size, and nothing a definition reads), and
+        projected when asked."""
         metadata = obj.get("metadata")
         if self._slim and isinstance(metadata, dict):
             metadata.pop("managedFields", None)
         obj.setdefault("apiVersion", self.resource.api_version)
         obj.setdefault("kind", self.resource.kind)
-        return obj
+        return obj if self._project is None else self._project(obj)
 
     def _notify(self, kind: str, obj: dict[str, Any]) -> None:
         if self._listener is not None:
@@ -162,6 +236,16 @@ class Informers:
         """Start listing and watching (in the running event loop)."""
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(informer.run()) for informer in self.all]
+
+    def relist(self, which: Callable[[Informer], bool]) -> None:
+        """List again the types of the informers ``which`` picks, from scratch (what they
+        keep changed: a namespace became served). Readers wait for the new listing."""
+        loop = asyncio.get_running_loop()
+        for position, informer in enumerate(self.all):
+            if position < len(self._tasks) and which(informer):
+                self._tasks[position].cancel()
+                informer.synced.clear()
+                self._tasks[position] = loop.create_task(informer.run())
 
     async def stop(self) -> None:
         """Stop every watch."""
