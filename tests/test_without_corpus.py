@@ -53,8 +53,8 @@ def test_corpus_tests_skip_naming_what_is_missing(tmp_path: Path) -> None:
     assert unexplained == []
 
 
-# A path to ../shared written out in a test: `parents[4] / "shared" / "corpus"`,
-# `"shared/corpus/crds"`, `"../shared/traces"` and the like.
+# A path to the shared folder spelt out in a test: parents[4] joined with shared and corpus,
+# a string naming shared/corpus/crds, ../shared/traces and the like.
 _OWN_PATH = re.compile(r"""/\s*["']shared["']|["'](\.\./)?shared/(corpus|traces)""")
 
 
