@@ -18,7 +18,14 @@ import pytest
 
 from tests.integration.kube import Kube, wait_for
 from tests.integration.serviceaccount import token
-from tests.integration.test_operator_rbac import MERGE, POD, in_force, install, pod_path, serve
+from tests.integration.test_operator_rbac import (
+    MERGE,
+    POD,
+    in_force,
+    install,
+    pod_path,
+    served_client,
+)
 from tests.integration.testcluster import TestCluster
 from wlmap.operator.core.settings import FIELD_MANAGER
 from wlmap.operator.deploy import rbac
@@ -78,15 +85,8 @@ def bundle_client(
     cluster: TestCluster, kube: Kube, namespace: str, crds: None
 ) -> Iterator[httpx.Client]:
     """The service account under the bundle as generated, ``namespace`` labelled served."""
-    install(kube)
-    serve(kube, namespace)
-    probe = kube.create(POD | {"metadata": {"name": "policy-probe"}}, namespace)
-    try:
-        with cluster.client(token(kube)) as client:
-            wait_for(lambda: in_force(client, namespace), "the admission policy in force")
-            yield client
-    finally:
-        kube.delete(probe)
+    with served_client(cluster, kube, namespace) as client:
+        yield client
 
 
 def test_the_bundle_refuses_what_the_operator_never_does(

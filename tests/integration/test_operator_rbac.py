@@ -8,6 +8,7 @@ serves its namespace without a refused request while it cannot touch pods elsewh
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +62,11 @@ def serve(kube: Kube, namespace: str) -> None:
     kube.patch(labelled, {"metadata": {"labels": {SERVE_LABEL: "true"}}})
 
 
-@pytest.fixture
-def operator_client(cluster: TestCluster, kube: Kube, namespace: str) -> Iterator[httpx.Client]:
-    """An API client authenticated as the operator's service account (cluster-wide RBAC,
-    the test's namespace served)."""
+@contextmanager
+def served_client(cluster: TestCluster, kube: Kube, namespace: str) -> Iterator[httpx.Client]:
+    """An API client authenticated as the operator's service account under the bundle as
+    generated (cluster-wide RBAC, ``namespace`` labelled served), once the admission
+    policy is in force."""
     install(kube)
     serve(kube, namespace)
     probe = kube.create(POD | {"metadata": {"name": "policy-probe"}}, namespace)
@@ -74,6 +76,14 @@ def operator_client(cluster: TestCluster, kube: Kube, namespace: str) -> Iterato
             yield client
     finally:
         kube.delete(probe)
+
+
+@pytest.fixture
+def operator_client(cluster: TestCluster, kube: Kube, namespace: str) -> Iterator[httpx.Client]:
+    """An API client authenticated as the operator's service account (cluster-wide RBAC,
+    the test's namespace served)."""
+    with served_client(cluster, kube, namespace) as client:
+        yield client
 
 
 def in_force(client: httpx.Client, namespace: str) -> bool:
