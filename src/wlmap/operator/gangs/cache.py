@@ -46,6 +46,11 @@ class OperatorCache(ClusterCache):
         if self.gangs is not None:
             self.gangs.start()
 
+    def namespace_changed(self, namespace: str, served: bool) -> None:
+        super().namespace_changed(namespace, served)
+        if self.gangs is not None:
+            self.gangs.namespace_changed(namespace, served)
+
     async def stop(self) -> None:
         await super().stop()
         if self.gangs is not None:
@@ -71,8 +76,9 @@ def operator_cache(
         fed: (group, kind) of the types kopf watches and the handlers feed in.
         gang_changes: with it, the gang objects are kept too, and it is told of each of
             their changes (the drift checks; it must not block either).
-        served: whether a namespace is served now: only its objects are kept (a watch of
-            the whole cluster, under a namespace selector, drops the others).
+        served: whether a namespace is served now: only its objects are kept. Under the
+            namespace selector alone, nothing is watched cluster-wide: each served
+            namespace is watched on its own once ``namespace_changed`` says it is served.
         interrupted: told when a gang object watch failed and is being resumed (changes
             may have been missed meanwhile: orphans are looked for again).
     """
@@ -97,12 +103,13 @@ def operator_cache(
         cluster,
         discovery,
         resources,
-        # the listed namespaces; with a namespace selector only, every namespace is
-        # watched and only the served ones are kept
-        tuple(sorted(settings.scope.namespaces)) or (None,),
+        # the listed namespaces; with a namespace selector only, those it picks, one by
+        # one as they are served (the operator's role is bound in each, not cluster-wide)
+        tuple(sorted(settings.scope.namespaces)),
         fed=fed_kinds,
         listener=listener,
         served=served,
+        follow=not settings.scope.namespaces,
     )
     if gang_changes is not None:
         cache.gangs = GangCache(cluster, discovery, settings, gang_changes, interrupted)

@@ -2,7 +2,9 @@
 the objects a workload owns, instead of listing them every time.
 
 One informer per gang kind of the target and served namespace watches the objects that
-carry ``wlmap.dev/workload-uid``, the same selection the listing made. The copies keep
+carry ``wlmap.dev/workload-uid``, the same selection the listing made. Namespaces picked
+by the namespace selector are watched one by one as they are served
+(``namespace_changed``), as the pods are: never the whole cluster. The copies keep
 their managed fields (unlike the pod cache): they tell a change by another writer from
 the operator's own write, so the watch also drives the drift checks (see ``drift``).
 
@@ -18,6 +20,7 @@ from typing import Any
 
 from wlmap.operator.core.settings import GANG_KINDS, WORKLOAD_UID_LABEL, Settings
 from wlmap.sources.cluster import Cluster, Discovery
+from wlmap.sources.cluster.discovery import ApiResource
 from wlmap.sources.cluster.informer import ChangeListener, Informer, Informers
 from wlmap.sources.cluster.object_index import ObjectIndex
 
@@ -42,27 +45,49 @@ class GangCache:
         interrupted: Callable[[], None] | None = None,
     ) -> None:
         self.index = ObjectIndex()
-        namespaces: Sequence[str | None] = tuple(sorted(settings.scope.namespaces)) or (None,)
-        informers = []
-        for api_version, kind in GANG_KINDS[settings.target]:
-            resource = discovery.serving(api_version, kind)
-            if resource is None:
-                continue
-            for namespace in namespaces if resource.namespaced else (None,):
-                informers.append(
-                    Informer(
-                        cluster,
-                        resource,
-                        namespace,
-                        self.index,
-                        listener,
-                        selector=WORKLOAD_UID_LABEL,
-                        slim=False,
-                        interrupted=interrupted,
-                    )
-                )
-        self.informers = Informers(informers)
-        self._namespaces = namespaces
+        self._cluster = cluster
+        self._listener = listener
+        self._interrupted = interrupted
+        self._resources = [
+            resource
+            for api_version, kind in GANG_KINDS[settings.target]
+            if (resource := discovery.serving(api_version, kind)) is not None
+        ]
+        # listed namespaces are watched from the start; selected ones as they are served
+        self._follow = not settings.scope.namespaces
+        namespaces: Sequence[str] = sorted(settings.scope.namespaces)
+        self.informers = Informers(
+            [
+                self._informer(resource, namespace)
+                for resource in self._resources
+                for namespace in (namespaces if resource.namespaced else (None,))
+            ]
+        )
+
+    def _informer(self, resource: ApiResource, namespace: str | None) -> Informer:
+        return Informer(
+            self._cluster,
+            resource,
+            namespace,
+            self.index,
+            self._listener,
+            selector=WORKLOAD_UID_LABEL,
+            slim=False,
+            interrupted=self._interrupted,
+        )
+
+    def namespace_changed(self, namespace: str, served: bool) -> None:
+        """Whether a namespace is served changed: following the selector, the watches of
+        ``namespace`` start or stop (listed namespaces keep theirs)."""
+        if not self._follow:
+            return
+        if served:
+            self.informers.watch(
+                namespace,
+                lambda ns: [self._informer(r, ns) for r in self._resources if r.namespaced],
+            )
+        else:
+            self.informers.unwatch(namespace, self.index)
 
     def start(self) -> None:
         """Start listing and watching (in the running event loop)."""

@@ -159,6 +159,9 @@ def _start_cache(state: State, kinds: set[tuple[str, str]], sweeps: Sweeps) -> N
         served=state.serves_namespace,
         interrupted=sweeps.interrupted,
     )
+    for name in sorted(state.namespace_labels):  # as listed at start; the handler follows
+        if state.serves_namespace(name):
+            state.cache.namespace_changed(name, True)
     state.cache.start()
     state.spawn(sweep(state))  # orphans, as kopf's first listing of them finds them
 
@@ -238,12 +241,19 @@ def _namespace_handler(state: State) -> Callable[..., Awaitable[None]]:
         )
         if event.get("type") == "DELETED":
             state.namespace_labels.pop(name, None)
+            if state.cache is not None and before[0]:
+                state.cache.namespace_changed(name, False)  # its watches end
             return
         state.namespace_labels[name] = dict(meta.get("labels") or {})
         labels = state.namespace_labels[name]
         after = (state.serves_namespace(name), labels.get(GANG_LABEL), labels.get(OPT_IN))
         if state.cache is not None and after[0] != before[0]:
-            state.cache.relist(name)  # its pods are kept now, or no longer
+            log.info(
+                "namespace %s",
+                "served" if after[0] else "no longer served",
+                extra={"namespace": name},
+            )
+            state.cache.namespace_changed(name, after[0])  # its pods are kept, or no longer
         # opted in (or core kinds, or placement, opted in or out): catch up
         if after[0] and after != before:
             await requeue(state, state.kinds, (name,))

@@ -6,10 +6,13 @@ owner (down the chain: JobSet, Job, Pod), the claims of its namespace, and the o
 its definition refers to (fetched, as they are few and rarely shared). The result is the
 same snapshot a live read gives, so the workload is interpreted exactly as the CLI does.
 
-Only the objects of the namespaces a reader serves are kept (``served``): a cache that
-watches the whole cluster (to follow a namespace selector) drops the rest as it reads
-them, so its memory follows the served namespaces and not the cluster. When the served set
-changes, ``relist`` lists again what the new set keeps.
+Only the objects of the namespaces a reader serves are kept (``served``). A cache that
+follows the served namespaces (``follow``: they are picked by a label selector, known only
+at run time) watches each of them on its own, starting and stopping those watches as
+namespaces come and go (``namespace_changed``): it never lists a namespace it does not
+serve, so neither its memory nor the permissions it needs reach beyond them. A cache given
+listed namespaces (or the whole cluster) keeps its watches and drops what is not served
+as it reads it; when the served set changes, those watches list again what it keeps.
 
 Types the reader watches itself (the operator's workload kinds) are fed in with
 ``observe``. An owner of a type nobody watches is fetched once by GET and kept; those
@@ -60,6 +63,8 @@ class ClusterCache:
         fed: (group, kind) of types the caller watches itself and feeds in with ``observe``.
         listener: told of every change the watches bring (not of ``observe``'d ones).
         served: whether a namespace's objects are kept (None: every namespace watched).
+        follow: more namespaces are watched (and unwatched) as ``namespace_changed``
+            says, one watch per namespace and type.
     """
 
     def __init__(
@@ -71,46 +76,67 @@ class ClusterCache:
         fed: Iterable[tuple[str, str]] = (),
         listener: ChangeListener | None = None,
         served: Callable[[str | None], bool] | None = None,
+        follow: bool = False,
     ) -> None:
         self.index = ObjectIndex()
         self._served = served
         self.counts = CacheCounts()
         self._cluster = cluster
         self._discovery = discovery
+        self._resources = tuple(resources)
+        self._listener = listener
+        self._follow = follow
         self._informers = Informers(
             [
-                Informer(
-                    cluster,
-                    resource,
-                    namespace,
-                    self.index,
-                    listener,
-                    keep=self._keeps,
-                    page_size=FILTERED_PAGE_SIZE if served and namespace is None else PAGE_SIZE,
-                )
+                self._informer(resource, namespace)
                 for resource in resources
                 for namespace in (namespaces if resource.namespaced else (None,))
             ]
         )
         self._fed = set(fed)
-        self._namespaces = tuple(namespaces)
         self._unreadable: set[str] = set()  # uids of owners a GET did not give
 
-    def keeps(self, group: str, kind: str) -> bool:
-        """Whether every object of this type reaches the cache: fed, or watched (a type
-        the server refuses to list is not; its objects are fetched one by one)."""
+    def _informer(self, resource: ApiResource, namespace: str | None) -> Informer:
+        return Informer(
+            self._cluster,
+            resource,
+            namespace,
+            self.index,
+            self._listener,
+            keep=self._keeps,
+            page_size=FILTERED_PAGE_SIZE if self._served and namespace is None else PAGE_SIZE,
+        )
+
+    def keeps(self, group: str, kind: str, namespace: str | None = None) -> bool:
+        """Whether every object of this type (in ``namespace``; None: in every namespace,
+        or cluster-scoped) reaches the cache: fed, or watched there (a type the server
+        refuses to list is not; its objects are fetched one by one)."""
         if (group, kind) in self._fed:
             return True
-        return self._informers.reach(lambda i: (i.resource.group, i.resource.kind) == (group, kind))
+        return self._informers.reach(
+            lambda i: (
+                (i.resource.group, i.resource.kind) == (group, kind)
+                and i.namespace in (None, namespace)
+            )
+        )
 
     def start(self) -> None:
         """Start listing and watching (in the running event loop)."""
         self._informers.start()
 
-    def relist(self, namespace: str) -> None:
-        """List again what may now be kept, or no longer: whether ``namespace`` is served
-        changed (the watches that cover it start over; reads wait for their listing)."""
-        self._informers.relist(lambda i: i.namespace in (None, namespace))
+    def namespace_changed(self, namespace: str, served: bool) -> None:
+        """Whether ``namespace`` is served changed (or it is gone: not served). Following,
+        its watches start (reads wait for their listing) or stop, and what they kept is
+        dropped; else the watches that cover it list again what may now be kept."""
+        if not self._follow:
+            self._informers.relist(lambda i: i.namespace in (None, namespace))
+        elif served:
+            self._informers.watch(
+                namespace,
+                lambda ns: [self._informer(r, ns) for r in self._resources if r.namespaced],
+            )
+        else:
+            self._informers.unwatch(namespace, self.index)
 
     def _keeps(self, obj: Mapping[str, Any]) -> bool:
         namespace = (obj.get("metadata") or {}).get("namespace")
@@ -148,11 +174,12 @@ class ClusterCache:
                 break
             group = str(reference.get("apiVersion", "")).rpartition("/")[0]
             uid = str(reference.get("uid"))
-            if self.keeps(group, str(reference.get("kind"))) or uid in self._unreadable:
-                break
             chain = self.index.owners(obj)
             below = chain[-1] if chain else obj
             namespace = (below.get("metadata") or {}).get("namespace")
+            kind = str(reference.get("kind"))
+            if self.keeps(group, kind, namespace) or uid in self._unreadable:
+                break
             self.counts.owner_gets += 1
             owner = await self._get(reference, namespace)
             if owner is None or uid_of(owner) != uid:
@@ -179,7 +206,7 @@ class ClusterCache:
         objects = [current, *self.index.descendants(str(uid_of(current)))]
         if namespace is not None:
             objects.extend(self.index.of_type(*CLAIMS, namespace))
-        snapshot = Snapshot(pods_listed=self.keeps("", "Pod"))
+        snapshot = Snapshot(pods_listed=self.keeps("", "Pod", namespace))
         seen = {uid_of(o) for o in objects}
         referenced = await referenced_objects(
             self._cluster, discovery, registry, [current], snapshot, held=self._selection
@@ -194,12 +221,9 @@ class ClusterCache:
         """A selection (a PodCliqueSet's PodCliques) answered from the watched objects,
         or None when they are not all here: a type not watched, a namespace outside the
         watched ones, or a selector form only the server evaluates."""
-        watched = (
-            not resource.namespaced
-            or None in self._namespaces
-            or (namespace is not None and namespace in self._namespaces)
-        ) and (namespace is None or self._served is None or self._served(namespace))
-        if not self.keeps(resource.group, resource.kind) or not watched:
+        served = namespace is None or self._served is None or self._served(namespace)
+        where = namespace if resource.namespaced else None
+        if not served or not self.keeps(resource.group, resource.kind, where):
             return None
         try:
             requirements = parse_selector(selector or "")
@@ -215,7 +239,7 @@ class ClusterCache:
         group, kind, namespace = type_key(workload)
         name = (workload.get("metadata") or {}).get("name")
         missing = WorkloadNotFoundError(f"{kind.lower()} {name!r} not found")
-        if self.keeps(group, kind):
+        if self.keeps(group, kind, namespace):
             raise missing  # its deletion was seen
         self.counts.workload_gets += 1
         found = await self._get(workload, namespace)

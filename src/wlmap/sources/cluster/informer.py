@@ -122,21 +122,27 @@ class Informer:
                     version = None
                     continue
                 if not transient(exc):
-                    log.warning("cannot watch %s: %s", self.resource.qualified, exc)
+                    log.warning("cannot watch %s: %s", self._where, exc)
                     self._give_up_for_now()
                     version = None
                     failures = 0
                     await asyncio.sleep(REFUSED_RETRY_SECONDS)
                     continue
                 failures += 1
-                log.info("watch of %s failed, retrying: %s", self.resource.qualified, exc)
+                log.info("watch of %s failed, retrying: %s", self._where, exc)
             except ClusterError as exc:  # the server went away or timed out: back soon
                 failures += 1
-                log.info("watch of %s failed, retrying: %s", self.resource.qualified, exc)
+                log.info("watch of %s failed, retrying: %s", self._where, exc)
             if failures >= FAILURES_BEFORE_READERS_GO_ON:
                 self._give_up_for_now()
             await asyncio.sleep(retry_delay(failures))
             self._interrupt()
+
+    @property
+    def _where(self) -> str:
+        """The type, and the namespace when one: what a refusal names."""
+        where = f" in namespace {self.namespace}" if self.namespace else ""
+        return f"{self.resource.qualified}{where}"
 
     def _interrupt(self) -> None:
         if self._interrupted is not None:
@@ -226,33 +232,69 @@ class Informer:
 
 class Informers:
     """Several informers run together: started in the running event loop, stopped, and
-    waited on until each has listed its type once."""
+    waited on until each has listed its type once. Informers may join and leave while
+    they run (the watches of a namespace that became served, or no longer is)."""
 
     def __init__(self, informers: list[Informer]) -> None:
-        self.all = informers
-        self._tasks: list[asyncio.Task[None]] = []
+        self.all = list(informers)
+        self._tasks: dict[Informer, asyncio.Task[None]] = {}
+        self._running = False
 
     def start(self) -> None:
         """Start listing and watching (in the running event loop)."""
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(informer.run()) for informer in self.all]
+        self._tasks = {informer: loop.create_task(informer.run()) for informer in self.all}
+        self._running = True
+
+    def add(self, informers: list[Informer]) -> None:
+        """More informers; started at once when the others run (else with them)."""
+        self.all.extend(informers)
+        if self._running:
+            loop = asyncio.get_running_loop()
+            for informer in informers:
+                self._tasks[informer] = loop.create_task(informer.run())
+
+    def remove(self, which: Callable[[Informer], bool]) -> list[Informer]:
+        """Stop the informers ``which`` picks and drop them; those dropped. What they put
+        in the index stays there: their owner removes it."""
+        dropped = [i for i in self.all if which(i)]
+        self.all = [i for i in self.all if not which(i)]
+        for informer in dropped:
+            task = self._tasks.pop(informer, None)
+            if task is not None:
+                task.cancel()
+        return dropped
 
     def relist(self, which: Callable[[Informer], bool]) -> None:
         """List again the types of the informers ``which`` picks, from scratch (what they
         keep changed: a namespace became served). Readers wait for the new listing."""
         loop = asyncio.get_running_loop()
-        for position, informer in enumerate(self.all):
-            if position < len(self._tasks) and which(informer):
-                self._tasks[position].cancel()
+        for informer, task in list(self._tasks.items()):
+            if which(informer):
+                task.cancel()
                 informer.synced.clear()
-                self._tasks[position] = loop.create_task(informer.run())
+                self._tasks[informer] = loop.create_task(informer.run())
+
+    def watch(self, namespace: str, make: Callable[[str], list[Informer]]) -> None:
+        """Add the informers ``make`` gives for ``namespace``, unless some watch it."""
+        if not any(i.namespace == namespace for i in self.all):
+            self.add(make(namespace))
+
+    def unwatch(self, namespace: str, index: ObjectIndex) -> None:
+        """Stop the informers of ``namespace`` and drop what they kept from ``index``
+        (no one is told: the objects are not deleted, only no longer watched)."""
+        for informer in self.remove(lambda i: i.namespace == namespace):
+            resource = informer.resource
+            index.replace(resource.group, resource.kind, namespace, [])
 
     async def stop(self) -> None:
         """Stop every watch."""
-        for task in self._tasks:
+        tasks = list(self._tasks.values())
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._tasks = {}
+        self._running = False
 
     def reach(self, watches: Callable[[Informer], bool]) -> bool:
         """Whether the objects the informers that ``watches`` picks watch all reach the
