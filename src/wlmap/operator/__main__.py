@@ -12,9 +12,9 @@ import click
 import kopf
 
 from wlmap.errors import WlmapError
-from wlmap.operator.core.scope import NEVER_SERVED_KINDS
+from wlmap.operator.core.scope import NEVER_SERVED_KINDS, NOT_TOP_LEVEL_KINDS
 from wlmap.operator.core.settings import SYNC_TARGETS, Settings, parse_kinds
-from wlmap.operator.runtime.handlers import NOT_TOP_LEVEL_KINDS, register
+from wlmap.operator.runtime.handlers import register
 from wlmap.operator.runtime.state import State
 from wlmap.sources.cluster import Cluster, discover, read_stored
 

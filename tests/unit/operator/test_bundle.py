@@ -48,6 +48,7 @@ def test_the_overlay_binds_the_rules_in_the_served_namespaces(tmp_path: Path) ->
     for obj in expected:
         assert objects.get(_key(obj)) == obj, _key(obj)
     assert ("ClusterRoleBinding", "None", rbac.NAME) not in objects
+    assert ("ClusterRoleBinding", "None", rbac.WORKLOADS_ROLE) not in objects
     env = _environment(objects)
     assert env["WLMAP_NAMESPACES"] == "team-a,team-b"
     assert env["WLMAP_TARGET"] == "kai"  # the base's settings stay

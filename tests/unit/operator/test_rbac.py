@@ -156,7 +156,7 @@ def test_the_lease_is_granted_in_the_operators_namespace_only() -> None:
     assert role["metadata"]["namespace"] == rbac.NAMESPACE
     assert _verbs(role["rules"], "coordination.k8s.io", "leases") == {"get", "create", "update"}
     cluster_roles = [d for d in documents if d["kind"] == "ClusterRole"]
-    assert len(cluster_roles) == 2
+    assert len(cluster_roles) == 3
     for cluster_role in cluster_roles:
         assert not _verbs(cluster_role["rules"], "coordination.k8s.io", "leases")
 
@@ -206,9 +206,34 @@ def test_namespaced_mode_binds_the_rules_in_each_served_namespace() -> None:
         for d in rbac.manifests()
         if d["kind"].endswith("Binding")
     }
-    assert ("ClusterRoleBinding", None, rbac.NAME) in cluster_wide
+    # the selector's mode: the workload kinds read cluster-wide (as kopf watches them),
+    # the namespaced rules bound by whoever labels a namespace, never cluster-wide
+    assert ("ClusterRoleBinding", None, rbac.WORKLOADS_ROLE) in cluster_wide
+    assert ("ClusterRoleBinding", None, rbac.NAME) not in cluster_wide
     roles = [d for d in documents if "rules" in d]
     assert roles == [d for d in rbac.manifests() if "rules" in d]  # only bindings differ
+
+
+def test_no_pod_is_readable_cluster_wide_in_the_selectors_mode() -> None:
+    documents = rbac.manifests()
+    roles = {d["metadata"]["name"]: d for d in documents if d["kind"] == "ClusterRole"}
+    bound = [
+        roles[d["roleRef"]["name"]]["rules"] for d in documents if d["kind"] == "ClusterRoleBinding"
+    ]
+    assert len(bound) == 2
+    for rules in bound:
+        assert not _verbs(rules, "", "pods")
+        assert not _verbs(rules, "resource.k8s.io", "resourceclaims")
+        assert not _verbs(rules, "scheduling.run.ai", "podgroups")
+        assert not _verbs(rules, "apps", "replicasets")
+    workloads = roles[rbac.WORKLOADS_ROLE]["rules"]
+    # what kopf watches: the root kinds, read only, DaemonSets never served
+    assert _verbs(workloads, "jobset.x-k8s.io", "jobsets") == {"list", "watch"}
+    assert _verbs(workloads, "kubeflow.org", "pytorchjobs") == {"list", "watch"}
+    assert not _verbs(workloads, "apps", "daemonsets")
+    assert {v for rule in workloads for v in rule["verbs"]} == {"list", "watch"}
+    extra = rbac.workload_rules(extra_kinds=[("example.com", "MyJob")])
+    assert _verbs(extra, "example.com", "myjobs") == {"list", "watch"}
 
 
 def test_intermediate_owners_and_claims_are_watchable_and_references_readable() -> None:
@@ -241,6 +266,7 @@ def test_main_writes_the_manifests(tmp_path: Path) -> None:
         "ServiceAccount",
         "ClusterRole",
         "ClusterRole",
+        "ClusterRole",
         "Role",
         "ClusterRoleBinding",
         "ClusterRoleBinding",
@@ -251,7 +277,7 @@ def test_main_writes_the_manifests(tmp_path: Path) -> None:
         "namespace": "wlmap-system",
         "labels": documents[0]["metadata"]["labels"],
     }
-    for binding in documents[4:]:
+    for binding in documents[5:]:
         assert binding["subjects"] == [
             {"kind": "ServiceAccount", "name": "wlmap-operator", "namespace": "wlmap-system"}
         ]

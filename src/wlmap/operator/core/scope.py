@@ -28,6 +28,8 @@ GANG_LABEL = "wlmap.dev/gang"
 SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-public", "kube-node-lease"})
 CORE_GROUPS = frozenset({"", "apps", "batch"})
 NEVER_SERVED_KINDS = frozenset({("apps", "DaemonSet")})
+# kinds some definition makes a root that are never top-level workloads (read below one)
+NOT_TOP_LEVEL_KINDS = frozenset({("", "Pod"), ("apps", "ReplicaSet")})
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ __all__ = [
     "DEFAULT_NAMESPACE_SELECTOR",
     "GANG_LABEL",
     "NEVER_SERVED_KINDS",
+    "NOT_TOP_LEVEL_KINDS",
     "SERVE_LABEL",
     "SYSTEM_NAMESPACES",
     "Requirement",

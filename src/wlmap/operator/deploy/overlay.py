@@ -3,9 +3,10 @@ a,b | --namespace-selector SEL | --target T --base BASE``): kustomize patches th
 setting of the Deployment together with what the RBAC and the admission policy grant for
 it, so that the two cannot drift apart.
 
-- ``--namespaces``: the cluster-wide binding of ClusterRole ``wlmap-operator`` replaced by a
-  RoleBinding in each listed namespace (``bindings.yaml``), the policy's namespace test by
-  the list, ``WLMAP_NAMESPACES`` set;
+- ``--namespaces``: ClusterRole ``wlmap-operator`` bound by a RoleBinding in each listed
+  namespace (``bindings.yaml``), the cluster-wide binding of the workload kinds' reads
+  (``wlmap-operator-workloads``, which only the selector's mode needs) deleted, the
+  policy's namespace test by the list, ``WLMAP_NAMESPACES`` set;
 - ``--namespace-selector``: the policy's namespace test by that selector,
   ``WLMAP_NAMESPACE_SELECTOR`` set;
 - ``--target``: the gang kinds of ClusterRole ``wlmap-operator`` replaced by the target's,
@@ -24,7 +25,13 @@ from typing import Any
 import yaml
 
 from wlmap.operator.deploy.admission import POLICY, policy_manifests
-from wlmap.operator.deploy.rbac import NAME, RBAC_API, namespace_bindings, retarget
+from wlmap.operator.deploy.rbac import (
+    NAME,
+    RBAC_API,
+    WORKLOADS_ROLE,
+    namespace_bindings,
+    retarget,
+)
 from wlmap.operator.deploy.served import SERVED_VARIABLE, served_expression
 
 RBAC_FILE = "rbac.yaml"
@@ -65,9 +72,9 @@ def render_overlay(
     if served:
         whats.append(
             f"The operator serving only {listed}: the rules of ClusterRole {NAME} are bound "
-            f"in each of these namespaces ({BINDINGS_FILE}) instead of cluster-wide, the "
-            "admission policy allows its writes there only, and the Deployment serves the "
-            "same list."
+            f"in each of these namespaces ({BINDINGS_FILE}), the workload kinds are no "
+            "longer read cluster-wide, the admission policy allows its writes there only, "
+            "and the Deployment serves the same list."
         )
         resources.append(BINDINGS_FILE)
         files[BINDINGS_FILE] = yaml.safe_dump_all(
@@ -108,7 +115,7 @@ def _namespace_patches(served: Sequence[str]) -> list[dict[str, Any]]:
         "$patch": "delete",
         "apiVersion": f"{RBAC_API}/v1",
         "kind": "ClusterRoleBinding",
-        "metadata": {"name": NAME},
+        "metadata": {"name": WORKLOADS_ROLE},
     }
     return [
         {"patch": _dump_one(cluster_binding).rstrip()},

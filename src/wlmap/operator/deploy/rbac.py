@@ -12,12 +12,19 @@ namespaces). Events and its leader-election Lease are written in the operator's 
 namespace. What RBAC cannot say (which namespaces a selector serves, which objects are
 wlmap's, which pod fields may change) the admission policies say (``admission``).
 
-The rules come in three roles, so that the same roles serve both modes and only the
+The rules come in four roles, so that the same roles serve both modes and only the
 bindings differ:
 
-- ClusterRole ``wlmap-operator``: everything inside a served namespace. Cluster-wide, a
-  ClusterRoleBinding grants it everywhere; namespaced (``--namespaces a,b``), one
-  RoleBinding per served namespace grants it there only.
+- ClusterRole ``wlmap-operator``: everything inside a served namespace, granted there only
+  by a RoleBinding per served namespace: with listed namespaces (``--namespaces a,b``)
+  the overlay holds them; with the namespace selector (the bundle's mode) whoever labels a
+  namespace binds it there too (``kubectl create rolebinding``, see docs/operator.md), as
+  RBAC cannot follow a label. Nothing grants it cluster-wide: the operator's service
+  account cannot list the pods of the cluster.
+- ClusterRole ``wlmap-operator-workloads``: list and watch of the workload kinds, bound
+  cluster-wide in the namespace selector's mode only: kopf watches those kinds across the
+  cluster there (it cannot watch the namespaces a label picks), and the handlers drop the
+  workloads of namespaces not served. The listed namespaces' overlay deletes the binding.
 - ClusterRole ``wlmap-operator-cluster``: the cluster-scoped reads, always bound
   cluster-wide: CRDs, namespaces, the definition objects (and their status) and referenced
   cluster-scoped objects (a ClusterTrainingRuntime).
@@ -38,6 +45,7 @@ from typing import Any
 
 from wlmap.catalog import builtin_registry
 from wlmap.definitions.registry import Registry
+from wlmap.operator.core.scope import NEVER_SERVED_KINDS, NOT_TOP_LEVEL_KINDS
 from wlmap.operator.core.settings import FIELD_MANAGER, SYNC_TARGETS, Settings
 from wlmap.schedulers import PROFILES
 from wlmap.sources.cluster.definitions import DEFINITION_TYPES
@@ -45,6 +53,7 @@ from wlmap.sources.cluster.definitions import DEFINITION_TYPES
 NAMESPACE = "wlmap-system"
 NAME = FIELD_MANAGER  # the ServiceAccount, and the ClusterRole of the namespaced rules
 CLUSTER_ROLE = f"{NAME}-cluster"  # the cluster-scoped reads
+WORKLOADS_ROLE = f"{NAME}-workloads"  # the workload kinds, as kopf watches them
 OWN_NAMESPACE_ROLE = f"{NAME}-own-namespace"  # Lease and events in NAMESPACE
 USERNAME = f"system:serviceaccount:{NAMESPACE}:{NAME}"
 RBAC_API = "rbac.authorization.k8s.io"
@@ -166,6 +175,27 @@ def namespaced_rules(
     return grants.rules()
 
 
+def workload_rules(
+    registry: Registry | None = None, extra_kinds: Sequence[tuple[str, str]] = ()
+) -> list[dict[str, Any]]:
+    """The rules of ClusterRole ``wlmap-operator-workloads``: list and watch of the kinds
+    the operator watches as workloads (the roots of a registry's definitions, default the
+    catalog's, and ``extra_kinds``; never pods, ReplicaSets nor DaemonSets), as kopf
+    watches them across the cluster under a namespace selector."""
+    registry = builtin_registry() if registry is None else registry
+    roots = {
+        (entry.definition.root_gvk.group, entry.definition.root_gvk.kind)
+        for entry in registry
+        if entry.definition.root_gvk is not None
+    }
+    grants = _Grants()
+    for group, kind in sorted(
+        (roots | set(extra_kinds)) - NOT_TOP_LEVEL_KINDS - NEVER_SERVED_KINDS
+    ):
+        grants.add(group, [plural(kind)], ["list", "watch"])
+    return grants.rules()
+
+
 def retarget(rules: Sequence[dict[str, Any]], target: str) -> list[dict[str, Any]]:
     """The rules of ClusterRole ``wlmap-operator`` as generated (``rules``, for whichever
     target), keeping the gang objects of ``target`` instead.
@@ -264,8 +294,9 @@ def binding(kind: str, role_kind: str, role: str, namespace: str | None = None) 
 
 
 def namespace_bindings(namespaces: Sequence[str]) -> list[dict[str, Any]]:
-    """The namespaced mode's grant of ClusterRole ``wlmap-operator``: one RoleBinding in
-    each served namespace, instead of the cluster-wide ClusterRoleBinding."""
+    """The grant of ClusterRole ``wlmap-operator`` in served namespaces: one RoleBinding
+    in each (what ``kubectl create rolebinding wlmap-operator --clusterrole
+    wlmap-operator --serviceaccount wlmap-system:wlmap-operator -n NS`` creates)."""
     return [binding("RoleBinding", "ClusterRole", NAME, ns) for ns in sorted(set(namespaces))]
 
 
@@ -276,7 +307,8 @@ def manifests(
     placement: bool = False,
     target: str = DEFAULT_TARGET,
 ) -> list[dict[str, Any]]:
-    """ServiceAccount, roles and bindings of the operator: serving the whole cluster, or
+    """ServiceAccount, roles and bindings of the operator: serving the namespaces a label
+    picks (each bound on its own when labelled, see the module docstring), or
     (``namespaces`` given) those namespaces only, keeping the gang objects of ``target``;
     with the placement controller's grants when ``placement``."""
     service_account = {
@@ -287,11 +319,12 @@ def manifests(
     served = (
         namespace_bindings(namespaces)
         if namespaces
-        else [binding("ClusterRoleBinding", "ClusterRole", NAME)]
+        else [binding("ClusterRoleBinding", "ClusterRole", WORKLOADS_ROLE)]
     )
     return [
         service_account,
         _role("ClusterRole", NAME, namespaced_rules(registry, extra_kinds, placement, target)),
+        _role("ClusterRole", WORKLOADS_ROLE, workload_rules(registry, extra_kinds)),
         _role("ClusterRole", CLUSTER_ROLE, cluster_rules(registry, placement)),
         _role("Role", OWN_NAMESPACE_ROLE, own_namespace_rules(), NAMESPACE),
         *served,

@@ -21,7 +21,7 @@ from wlmap.errors import DefinitionError
 from wlmap.operator.core.conditions import definition_status
 from wlmap.operator.core.gate import OPT_IN, WEBHOOK_CONFIGURATION, is_gated
 from wlmap.operator.core.owners import complete_chain
-from wlmap.operator.core.scope import GANG_LABEL
+from wlmap.operator.core.scope import GANG_LABEL, NOT_TOP_LEVEL_KINDS
 from wlmap.operator.core.settings import GANG_KINDS, WORKLOAD_UID_LABEL
 from wlmap.operator.core.work import is_mapped, retrying, submit
 from wlmap.operator.deploy.webhooks import inject_ca
@@ -49,7 +49,7 @@ from wlmap.sources.cluster.definitions import DEFINITION_TYPES
 from wlmap.sources.cluster.owners import OwnerLookup
 
 log = logging.getLogger("wlmap.operator")
-NOT_TOP_LEVEL_KINDS = frozenset({("", "Pod"), ("apps", "ReplicaSet")})
+__all__ = ["NOT_TOP_LEVEL_KINDS", "register"]
 
 
 def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str, str]]) -> None:
