@@ -36,6 +36,7 @@ def start_as_service_account(
     kube = kwok_cluster.kube
     kube.namespace(rbac.NAMESPACE)
     apply_all(kube, rbac.manifests(placement=True))
+    apply_all(kube, rbac.namespace_bindings([namespace]))  # the namespaced rules, there
     apply_all(kube, policy_manifests(namespaces=(namespace,)))  # the operator serves it
     labels = {"wlmap.dev/gang": "true", OPT_IN: "enabled"}
     opted = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}

@@ -3,27 +3,36 @@ account may not send (another target's gang kinds, objects that are not wlmap's,
 it does not serve) are refused, by RBAC or the admission policy, while those it sends still
 pass.
 
-The bundle as generated serves the namespaces labelled ``wlmap.dev/serve=true`` and keeps
-KAI PodGroups; the overlay's RBAC and policy serve listed namespaces only.
+The bundle as generated serves the namespaces labelled ``wlmap.dev/serve=true`` (and bound
+to its namespaced role by a RoleBinding there) and keeps KAI PodGroups; the overlay's RBAC
+and policy serve listed namespaces only. Neither lets it list the pods of the cluster,
+and a namespace labelled and bound while the operator runs is served without a restart.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.integration.kube import Kube, wait_for
-from tests.integration.serviceaccount import token
+from tests.integration.controllers import jobset_children
+from tests.integration.kube import Kube, load, wait_for
+from tests.integration.load import min_member
+from tests.integration.operator_process import OperatorProcess, refused_lines
+from tests.integration.serviceaccount import kubeconfig, token
 from tests.integration.test_operator_rbac import (
+    DEFINITION_CRDS,
     MERGE,
     POD,
     in_force,
     install,
     pod_path,
+    serve,
     served_client,
 )
 from tests.integration.testcluster import TestCluster
@@ -36,6 +45,7 @@ SYSTEM = "kube-system"
 APPLY = {"Content-Type": "application/apply-patch+yaml"}
 LINK = {"metadata": {"annotations": {"pod-group-name": "pg-trainer"}}}
 NOT_SERVED = "writes only in the namespaces it serves"
+KAI_KIND = (KAI.removeprefix("/apis/"), "PodGroup")
 
 
 def group(api: str, namespace: str, name: str, labels: dict[str, str]) -> dict[str, Any]:
@@ -96,26 +106,43 @@ def test_the_bundle_refuses_what_the_operator_never_does(
     other = kube.namespace(f"{namespace[:40]}-unserved")
     for where in (SYSTEM, other):
         created = [kube.create(POD, where)]
+        # not bound there: RBAC refuses every call
+        refused(client.patch(pod_path(where), json=LINK, headers=MERGE), "forbidden")
+        refused(client.get(f"/api/v1/namespaces/{where}/pods"), "forbidden")
+        # bound there by mistake, but not labelled: the admission policy still refuses
+        (bound,) = rbac.namespace_bindings([where])
+        created.append(kube.create(bound))
         try:
-            # the gang link on a pod of a namespace not served
-            answer = client.patch(pod_path(where), json=LINK, headers=MERGE)
-            refused(answer, f"{NOT_SERVED}, not in {where}")
-            # an event there
-            answer = client.post(f"/api/v1/namespaces/{where}/events", json=event(where))
-            refused(answer, f"{NOT_SERVED}, not in {where}")
-            # a KAI PodGroup there: another's is not deleted, wlmap's not written
-            created.append(kube.create(group(KAI, where, "theirs", {"team": "vision"})))
-            answer = client.delete(groups_path(KAI, where, "theirs"))
-            refused(answer, f"{NOT_SERVED}, not in {where}")
-            assert kube.get(created[-1]["apiVersion"], "PodGroup", where, "theirs") is not None
-            ours = group(KAI, where, "ours", {"app.kubernetes.io/managed-by": "wlmap"})
-            refused(_apply(client, ours), f"{NOT_SERVED}, not in {where}")
-            # a Volcano PodGroup while the target is KAI: RBAC grants no Volcano kind
-            answer = client.post(groups_path(VOLCANO, where), json=group(VOLCANO, where, "v", {}))
-            refused(answer, "forbidden")
+            wait_for(partial(_readable, client, pod_path(where)), "the RoleBinding in force")
+            _policy_refusals(kube, client, where, created)
         finally:
-            for obj in created:
+            for obj in reversed(created):
                 kube.delete(obj)
+
+
+def _readable(client: httpx.Client, path: str) -> bool:
+    return client.get(path).status_code == 200
+
+
+def _policy_refusals(
+    kube: Kube, client: httpx.Client, where: str, created: list[dict[str, Any]]
+) -> None:
+    # the gang link on a pod of a namespace not served
+    answer = client.patch(pod_path(where), json=LINK, headers=MERGE)
+    refused(answer, f"{NOT_SERVED}, not in {where}")
+    # an event there
+    answer = client.post(f"/api/v1/namespaces/{where}/events", json=event(where))
+    refused(answer, f"{NOT_SERVED}, not in {where}")
+    # a KAI PodGroup there: another's is not deleted, wlmap's not written
+    created.append(kube.create(group(KAI, where, "theirs", {"team": "vision"})))
+    answer = client.delete(groups_path(KAI, where, "theirs"))
+    refused(answer, f"{NOT_SERVED}, not in {where}")
+    assert kube.get(created[-1]["apiVersion"], "PodGroup", where, "theirs") is not None
+    ours = group(KAI, where, "ours", {"app.kubernetes.io/managed-by": "wlmap"})
+    refused(_apply(client, ours), f"{NOT_SERVED}, not in {where}")
+    # a Volcano PodGroup while the target is KAI: RBAC grants no Volcano kind
+    answer = client.post(groups_path(VOLCANO, where), json=group(VOLCANO, where, "v", {}))
+    refused(answer, "forbidden")
 
 
 def test_in_a_served_namespace_only_wlmaps_gang_objects_are_kept(
@@ -153,8 +180,12 @@ def test_in_a_served_namespace_only_wlmaps_gang_objects_are_kept(
     for where in (namespace, rbac.NAMESPACE):
         answer = client.post(f"/api/v1/namespaces/{where}/events", json=event(where))
         assert answer.status_code == 201, answer.text
-    # listing pods cluster-wide is what serving namespaces picked by a label needs
-    assert client.get("/api/v1/pods").status_code == 200
+    # pods are read where the namespace is bound; never across the cluster
+    assert client.get(f"/api/v1/namespaces/{namespace}/pods").status_code == 200
+    refused(client.get("/api/v1/pods"), "forbidden")
+    refused(client.get("/apis/scheduling.run.ai/v2alpha2/podgroups"), "forbidden")
+    # kopf's watch of the workload kinds is the one cluster-wide read left
+    assert client.get("/apis/jobset.x-k8s.io/v1alpha2/jobsets").status_code == 200
 
 
 def test_the_overlay_serves_its_listed_namespaces_only(
@@ -168,6 +199,47 @@ def test_the_overlay_serves_its_listed_namespaces_only(
         _overlay_refusals(cluster, kube, namespace)
     finally:
         kube.delete(elsewhere)
+
+
+def test_the_operator_serves_a_namespace_opted_in_while_it_runs_without_listing_all_pods(
+    cluster: TestCluster, kube: Kube, namespace: str, crds: None, tmp_path: Path
+) -> None:
+    """The bundle's mode, the operator as its service account: a namespace labelled and
+    bound after it started gets its JobSet's gang, with no refused request."""
+    kube.install_crds([c for c in DEFINITION_CRDS if c.name != "kustomization.yaml"])
+    kube.install_crds(["jobset.x-k8s.io_jobsets.yaml"])
+    install(kube)
+    secret = token(kube)
+    config = kubeconfig(cluster, secret, tmp_path / "operator.kubeconfig")
+    operator = OperatorProcess(config, None, tmp_path / "operator.log").start()
+    try:
+        serve(kube, namespace)  # bound, then labelled: after the start
+        (manifest,) = load("jobset/coordinator.yaml")
+        jobset = kube.create(manifest, namespace)
+        pods = jobset_children(kube, jobset)
+
+        def grouped() -> dict[str, Any] | None:
+            groups = kube.list(*KAI_KIND, namespace)
+            return groups[0] if len(groups) == 1 and min_member(groups[0]) == len(pods) else None
+
+        name = wait_for(grouped, "the JobSet's PodGroup")["metadata"]["name"]
+
+        def linked() -> bool:
+            found = kube.list("v1", "Pod", namespace)
+            return bool(found) and all(
+                (p["metadata"].get("annotations") or {}).get("pod-group-name") == name
+                for p in found
+            )
+
+        wait_for(linked, "every pod linked to the PodGroup")
+        assert operator.process is not None and operator.process.poll() is None
+        refused = refused_lines(operator.output())
+        assert not refused, refused[0]
+    finally:
+        operator.stop()
+    with cluster.client(secret) as client:
+        refused_answer = client.get("/api/v1/pods")
+        assert refused_answer.status_code == 403, refused_answer.text
 
 
 def _overlay_refusals(cluster: TestCluster, kube: Kube, namespace: str) -> None:

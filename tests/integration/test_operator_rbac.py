@@ -49,15 +49,17 @@ def install(kube: Kube, namespaces: tuple[str, ...] = ()) -> None:
     ``namespaces`` only) and the admission policy, as ``kubectl apply`` installs them."""
     kube.namespace(rbac.NAMESPACE)
     if namespaces:  # a cluster-wide binding left by another test would hide the scoping
-        kube._send(
-            "DELETE", kube.path(f"{rbac.RBAC_API}/v1", "ClusterRoleBinding", None, rbac.NAME)
-        )
+        binding = rbac.WORKLOADS_ROLE
+        kube._send("DELETE", kube.path(f"{rbac.RBAC_API}/v1", "ClusterRoleBinding", None, binding))
     apply_all(kube, rbac.manifests(namespaces=namespaces))
     apply_all(kube, policy_manifests(namespaces=namespaces))
 
 
 def serve(kube: Kube, namespace: str) -> None:
-    """``kubectl label namespace NAMESPACE wlmap.dev/serve=true``: served by the bundle."""
+    """Served by the bundle: ``kubectl -n NAMESPACE create rolebinding wlmap-operator
+    --clusterrole wlmap-operator --serviceaccount wlmap-system:wlmap-operator``, then
+    ``kubectl label namespace NAMESPACE wlmap.dev/serve=true``."""
+    apply_all(kube, rbac.namespace_bindings([namespace]))
     labelled = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
     kube.patch(labelled, {"metadata": {"labels": {SERVE_LABEL: "true"}}})
 
@@ -65,8 +67,8 @@ def serve(kube: Kube, namespace: str) -> None:
 @contextmanager
 def served_client(cluster: TestCluster, kube: Kube, namespace: str) -> Iterator[httpx.Client]:
     """An API client authenticated as the operator's service account under the bundle as
-    generated (cluster-wide RBAC, ``namespace`` labelled served), once the admission
-    policy is in force."""
+    generated (``namespace`` bound and labelled served), once the admission policy is in
+    force."""
     install(kube)
     serve(kube, namespace)
     probe = kube.create(POD | {"metadata": {"name": "policy-probe"}}, namespace)
@@ -80,7 +82,7 @@ def served_client(cluster: TestCluster, kube: Kube, namespace: str) -> Iterator[
 
 @pytest.fixture
 def operator_client(cluster: TestCluster, kube: Kube, namespace: str) -> Iterator[httpx.Client]:
-    """An API client authenticated as the operator's service account (cluster-wide RBAC,
+    """An API client authenticated as the operator's service account (the bundle's RBAC,
     the test's namespace served)."""
     with served_client(cluster, kube, namespace) as client:
         yield client

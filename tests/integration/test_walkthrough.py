@@ -30,7 +30,7 @@ from tests.integration.controllers import jobset_children
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.load import min_member
 from tests.integration.operator_process import refused_lines
-from tests.integration.serviceaccount import apply, kubeconfig, token
+from tests.integration.serviceaccount import apply, apply_all, kubeconfig, token
 from tests.integration.testcluster import TestCluster, free_port
 from wlmap.operator.deploy import rbac
 
@@ -202,6 +202,7 @@ def install(kube: Kube) -> None:
         "Role",
         "ClusterRole",
         "ClusterRole",
+        "ClusterRole",
         "RoleBinding",
         "ClusterRoleBinding",
         "ClusterRoleBinding",
@@ -306,6 +307,8 @@ def test_walkthrough(cluster: TestCluster, kube: Kube, run_operator: Any, tmp_pa
     kube.install_crds(["jobset.x-k8s.io_jobsets.yaml", "scheduling.run.ai_podgroups.yaml"])
     install(kube)  # 2, 3
     kube.namespace(DEMO)  # 4. kubectl create namespace demo
+    # kubectl -n demo create rolebinding wlmap-operator --clusterrole wlmap-operator ...
+    apply_all(kube, rbac.namespace_bindings([DEMO]))
     kube.patch(  # kubectl label namespace demo wlmap.dev/serve=true
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": DEMO}},
         {"metadata": {"labels": {"wlmap.dev/serve": "true"}}},

@@ -29,10 +29,10 @@ class Server:
 
     async def request(self, method: str, path: str, **_: Any) -> dict[str, Any]:
         self.paths.append(path)
-        _, found, rest = path.partition("/namespaces/")
+        _root, found, rest = path.partition("/namespaces/")
         namespace = rest.partition("/")[0] if found else None
-        items = [p for p in self.pods if namespace in (None, p["metadata"]["namespace"])]
-        return {"items": [dict(p) for p in items], "metadata": {"resourceVersion": "9"}}
+        items = [dict(o) for o in self.pods if namespace in (None, o["metadata"]["namespace"])]
+        return {"items": items, "metadata": {"resourceVersion": "9"}}
 
     async def lines(self, path: str, params: Mapping[str, Any], **_: Any) -> AsyncIterator[str]:
         self.paths.append(path)
