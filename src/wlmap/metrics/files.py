@@ -42,6 +42,7 @@ def feed_objects(
     as an evaluation error of that definition; a node that cannot be read is warned of.
     """
     objects = list(objects)
+    seen: set[tuple[str, str, str, str]] = set()
     for obj in objects:
         if obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1":
             name = str((obj.get("metadata") or {}).get("name") or "")
@@ -61,8 +62,12 @@ def feed_objects(
             warn(f"{obj.get('kind')}/{(obj.get('metadata') or {}).get('name')}: {exc}")
             index.set_failed(_key(obj), obj, name)
             continue
+        key = _key(obj)
+        if key in seen:  # two series of one name would break the scrape
+            warn(f"{key[1]}/{key[3]} appears twice in {key[2] or 'no namespace'}; the last is served")
+        seen.add(key)
         pods = reader.inventory.pods_of(obj) or []
-        index.set_workload(_key(obj), view, pods, labels=_labels(obj))
+        index.set_workload(key, view, pods, labels=_labels(obj))
 
 
 def index_files(
