@@ -64,7 +64,9 @@ def feed_objects(
             continue
         key = _key(obj)
         if key in seen:  # two series of one name would break the scrape
-            warn(f"{key[1]}/{key[3]} appears twice in {key[2] or 'no namespace'}; the last is served")
+            warn(
+                f"{key[1]}/{key[3]} appears twice in {key[2] or 'no namespace'}; the last is served"
+            )
         seen.add(key)
         pods = reader.inventory.pods_of(obj) or []
         index.set_workload(key, view, pods, labels=_labels(obj))

@@ -34,6 +34,7 @@ from wlmap.metrics.workload_series import (
     failed_block,
     identity_of,
     render_workload,
+    retitled,
 )
 from wlmap.workload import WorkloadView
 
@@ -58,9 +59,7 @@ class _Pod:
 @dataclass
 class _Workload:
     identity: Identity
-    view: WorkloadView | None
     labels: Mapping[str, str]
-    reasons: Mapping[str, str]
     pods: dict[PodKey, _Pod] = field(default_factory=dict)
     rendered: Rendered | None = None
 
@@ -138,10 +137,10 @@ class MetricsIndex:
         labels = labels or {}
         team = self._team(view.namespace or "", labels)
         identity = identity_of(view, team)
-        record = self._place(key, identity, view, labels, reasons or {})
+        record = self._place(key, identity, labels)
         facts = {_pod_key(p): pod_facts(p) for p in pods}
         self._account(record, facts, now)
-        self._render(record)
+        self._render(record, view, reasons or {})
 
     def set_failed(
         self,
@@ -169,9 +168,9 @@ class MetricsIndex:
             definition,
             self._team(namespace, labels),
         )
-        record = self._place(key, identity, None, labels, {})
+        record = self._place(key, identity, labels)
         self._account(record, {}, self.clock() if now is None else now)
-        self._render(record)
+        self._render(record, None, {})
 
     def evaluation_failed(self, definition: str) -> None:
         """Count a failure of ``definition`` that names no workload."""
@@ -217,9 +216,11 @@ class MetricsIndex:
             record = self._workloads[key]
             team = self._team(namespace, record.labels)
             if team != record.identity.team:
-                record.identity = _with_team(record.identity, team)
+                old = record.identity
+                record.identity = _with_team(old, team)
                 self._account(record, {k: p.facts for k, p in record.pods.items()}, now)
-                self._render(record)
+                if record.rendered is not None:
+                    record.rendered = retitled(record.rendered, old.team, team)
 
     def checkpoint(self) -> Checkpoint:
         """The retired GPU-seconds a restart cannot read from the cluster (deleted pods)."""
@@ -273,36 +274,28 @@ class MetricsIndex:
             team = self._namespace_labels.get(namespace, {}).get(self.team_label)
         return str(team) if team is not None else ""
 
-    def _place(
-        self,
-        key: Hashable,
-        identity: Identity,
-        view: WorkloadView | None,
-        labels: Mapping[str, str],
-        reasons: Mapping[str, str],
-    ) -> _Workload:
+    def _place(self, key: Hashable, identity: Identity, labels: Mapping[str, str]) -> _Workload:
         record = self._workloads.get(key)
         if record is None:
-            record = self._workloads[key] = _Workload(identity, view, dict(labels), reasons)
+            record = self._workloads[key] = _Workload(identity, dict(labels))
         else:
             if record.identity.namespace != identity.namespace:
                 self._by_namespace.get(record.identity.namespace, set()).discard(key)
-            record.identity, record.view = identity, view
-            record.labels, record.reasons = dict(labels), reasons
+            record.identity, record.labels = identity, dict(labels)
         self._by_namespace.setdefault(identity.namespace, set()).add(key)
         return record
 
-    def _render(self, record: _Workload) -> None:
-        facts = {p.facts.name: p.facts for p in record.pods.values()}
-        if record.view is None:
+    def _render(
+        self, record: _Workload, view: WorkloadView | None, reasons: Mapping[str, str]
+    ) -> None:
+        """Render a workload's series; the view is not kept (a team change re-labels the
+        text, see :func:`retitled`)."""
+        if view is None:
             record.rendered = failed_block(record.identity)
             return
+        facts = {p.facts.name: p.facts for p in record.pods.values()}
         record.rendered = render_workload(
-            record.view,
-            record.identity,
-            facts,
-            cap=self.component_cap,
-            reasons=record.reasons,
+            view, record.identity, facts, cap=self.component_cap, reasons=reasons
         )
         self._dropped += record.rendered.dropped
 

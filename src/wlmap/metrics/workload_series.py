@@ -34,6 +34,7 @@ __all__ = [
     "gang_label",
     "identity_of",
     "render_workload",
+    "retitled",
 ]
 
 PRECEDENCE = (
@@ -284,3 +285,16 @@ def render_workload(
     _gangs(out, view, pods, reasons or {})
     _pods(out, identity, view, pods)
     return out.done(max(0, len(shown) - cap))
+
+
+def retitled(rendered: Rendered, old: str, new: str) -> Rendered:
+    """The same series with the team label changed from ``old`` to ``new``.
+
+    The team is the last label of the two families that carry it, so ``team="old"}``
+    appears nowhere else: a label value's own quotes are escaped.
+    """
+    was, now = f'team="{escape(old)}"}}', f'team="{escape(new)}"}}'
+    fragments = list(rendered.fragments)
+    for family in ("wlmap_workload_info", "wlmap_pod_workload_info"):
+        fragments[_INDEX[family]] = fragments[_INDEX[family]].replace(was, now)
+    return Rendered(tuple(fragments), rendered.series, 0)

@@ -153,3 +153,6 @@ def test_a_team_change_moves_only_what_comes_after_it() -> None:
     namespaces, teams = gpu_seconds(index, T0 + 3 * HOUR)
     assert namespaces == {"ml": 2 * 3 * HOUR}  # the namespace counts the pod throughout
     assert teams == {"vision": 2 * HOUR, "speech": 2 * 2 * HOUR}
+    text = index.render(T0 + 3 * HOUR)
+    assert {dict(k)["team"] for k in values(text, "wlmap_workload_info")} == {"speech"}
+    assert {dict(k)["team"] for k in values(text, "wlmap_pod_workload_info")} == {"speech"}
