@@ -124,6 +124,10 @@ class MetricsIndex:
     ) -> None:
         """Add or replace a workload: its view, its pod objects and its object's labels.
 
+        A view that met errors (an expression failed or exceeded its evaluation limits;
+        ``view.warnings``) is served as far as it goes and counts one evaluation error of
+        its definition.
+
         Args:
             key: what names the workload to the caller (its uid, or kind/namespace/name);
                 the same key replaces it.
@@ -141,6 +145,8 @@ class MetricsIndex:
         facts = {_pod_key(p): pod_facts(p) for p in pods}
         self._account(record, facts, now)
         self._render(record, view, reasons or {})
+        if view.warnings:  # an expression failed or hit a limit: the view is partial
+            self._errors[view.definition] += 1
 
     def set_failed(
         self,
