@@ -192,19 +192,19 @@ class MetricsIndex:
         if keys is not None:
             keys.discard(key)
 
-    def set_node(self, obj: Mapping[str, Any]) -> bool:
-        """Add or replace a node (a Node object); one that cannot be read is left out
-        (False is returned)."""
+    def set_node(self, obj: Mapping[str, Any]) -> str | None:
+        """Add or replace a node (a Node object). A node without GPUs has no series; one
+        that cannot be read is left out, and what is wrong with it is returned."""
         node = read_node(obj)
         name = str((obj.get("metadata") or {}).get("name") or "")
-        if node is None:
+        if isinstance(node, str) or not node.gpus:
             self.remove_node(name)
-            return False
+            return node if isinstance(node, str) else None
         state = NodeState.of(node, self.domain_keys)
         state.pods = self._on_node.setdefault(node.name, {})
         self._nodes[node.name] = state
         self._fragmented = None
-        return True
+        return None
 
     def remove_node(self, name: str) -> None:
         """Remove a node and its series."""

@@ -155,3 +155,18 @@ def test_a_failing_definition_is_counted_and_the_scrape_goes_on(
     states = {dict(k)["state"]: v for k, v in values(out, "wlmap_workload_state").items()}
     assert [s for s, v in states.items() if v] == ["Undefined"]  # the status was not read
     assert one(out, "wlmap_exporter_cache_synced") == 1
+
+
+def test_a_bad_node_is_named_and_left_out_and_a_cpu_node_has_no_series(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = node("node-bad", 8, "zone-1")
+    bad["status"]["allocatable"]["cpu"] = "lots"
+    cpu_only = node("node-cpu", 0, "zone-1")
+    good = node("node-a", 8, "zone-1")
+    code, out, err = run(capsys, "metrics", "-f", str(write(tmp_path, [bad, cpu_only, good])))
+    assert code == 0, err
+    assert "Node/node-bad left out" in err and "status.allocatable.cpu" in err
+    assert "'lots'" in err
+    assert "no definition covers Node" not in err
+    assert {dict(k)["node"] for k in values(out, "wlmap_node_gpus_allocatable")} == {"node-a"}
