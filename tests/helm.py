@@ -41,7 +41,10 @@ def helm() -> Path:
 
 
 def run(*arguments: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(helm()), *arguments], capture_output=True, text=True, check=check)
+    """``helm ARGUMENTS``; with ``check``, a failure is an assertion showing what helm said."""
+    done = subprocess.run([str(helm()), *arguments], capture_output=True, text=True, check=False)
+    assert not check or done.returncode == 0, f"helm {' '.join(arguments)}:\n{done.stderr}"
+    return done
 
 
 def values_file(values: dict[str, Any], folder: Path) -> Path:

@@ -27,7 +27,7 @@ CHOICES = [
     ("kai", [], ""),
     ("volcano", [], ""),
     ("kai", ["team-b", "team-a"], ""),
-    ("kueue", ["team-a"], ""),
+    ("workload-api", ["team-a"], ""),
     ("kai", [], "team=ml,!frozen"),
     ("coscheduling", ["team-a", "team-c"], "tier!=batch"),
 ]
