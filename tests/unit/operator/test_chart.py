@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helm import CHART, Key, key, refusal, run, template
+from tests.helm import CHART, Key, key, refusal, run, template, values_file
 from wlmap.operator.deploy import exporter, rbac
 from wlmap.operator.deploy.admission import policy_manifests
 from wlmap.operator.deploy.bundle import main
@@ -138,6 +138,12 @@ def test_metrics_and_the_exporter(tmp_path: Path) -> None:
     assert container["args"] == [
         "--port", "9402", "--team-label", "cost-center", "--namespaces", "team-a",
     ]  # fmt: skip
+    selected = template({"exporter": {"enabled": True}, "namespaces": {"selector": "team"}},
+                        tmp_path, NS)  # fmt: skip
+    (container,) = selected[("Deployment", NS, exporter.NAME)]["spec"]["template"]["spec"][
+        "containers"
+    ]
+    assert container["args"][-2:] == ["--namespace-selector", "team"]
     monitor = rendered[("ServiceMonitor", NS, "wlmap")]
     assert monitor["spec"]["endpoints"][0]["port"] == "metrics"
     off = template({}, tmp_path, NS)
@@ -164,3 +170,35 @@ def test_bad_values_are_refused_naming_the_value(
     said = refusal(values, tmp_path)
     assert message in said, said
     assert "panic" not in said and "goroutine" not in said
+
+
+def test_the_rules_and_dashboard_files_become_objects(tmp_path: Path) -> None:
+    chart = tmp_path / "wlmap"
+    shutil.copytree(CHART, chart)
+    groups = [
+        {
+            "name": "wlmap-test",
+            "rules": [{"record": "x:wlmap_workload_components:sum", "expr": "sum(x)"}],
+        }
+    ]
+    (chart / "files").mkdir(exist_ok=True)
+    (chart / "files" / "wlmap-rules.yaml").write_text(yaml.safe_dump({"groups": groups}))
+    dashboard = '{"title": "wlmap", "panels": [{"title": "GPUs \\"held\\""}]}'
+    (chart / "files" / "wlmap-dashboard.json").write_text(dashboard)
+    values = {
+        "prometheusRule": {"enabled": True, "labels": {"release": "kube-prometheus"}},
+        "dashboard": {"enabled": True},
+    }
+    rendered = run(
+        "template", "wlmap", str(chart), "--namespace", NS,
+        "-f", str(values_file(values, tmp_path)),
+    )  # fmt: skip
+    objects = {key(o): o for o in yaml.safe_load_all(rendered.stdout) if o}
+    rule = objects[("PrometheusRule", NS, "wlmap")]
+    assert rule["spec"]["groups"] == groups
+    assert rule["metadata"]["labels"]["release"] == "kube-prometheus"
+    config = objects[("ConfigMap", NS, "wlmap-dashboard")]
+    assert config["data"]["wlmap-dashboard.json"] == dashboard
+    assert config["metadata"]["labels"]["grafana_dashboard"] == "1"
+    linted = run("lint", str(chart), "--strict", "-f", str(values_file(values, tmp_path)))
+    assert linted.returncode == 0

@@ -75,15 +75,18 @@ request.namespace in [{{ join ", " $quoted }}]
 {{- end -}}
 
 {{/*
-The arguments that give the exporter the operator's namespaces.
+The arguments that give the exporter the operator's namespaces: the listed ones (its
+RBAC reaches no others), else those the selector picks (the exporter takes one or the
+other).
 */}}
 {{- define "wlmap.exporterScope" -}}
 {{- with include "wlmap.namespaces" . }}
 - --namespaces
 - {{ . | quote }}
-{{- end }}
+{{- else }}
 {{- with .Values.namespaces.selector }}
 - --namespace-selector
 - {{ . | quote }}
+{{- end }}
 {{- end }}
 {{- end -}}
