@@ -47,6 +47,7 @@ schema: $(STAMP)
 
 deploy-manifests: schema
 	$(BIN)/python -m wlmap.operator.deploy deploy/operator
+	$(BIN)/python -m wlmap.operator.deploy deploy/helm/wlmap --helm
 
 # The operator image's dependencies, pinned with their hashes for every platform (the
 # Containerfile installs them with --require-hashes); run after changing the dependencies.

@@ -97,6 +97,8 @@ def test_the_bundle_grants_the_gang_objects_of_its_deployments_target() -> None:
         (["--namespaces", "a", "--base", "nowhere"], "no kustomization.yaml there"),
         (["--target", "yunikorn"], "invalid choice: 'yunikorn'"),
         (["--namespace-selector", "team in (a)"], "--namespace-selector: label selector"),
+        (["--helm", "--target", "volcano"], "--helm writes the whole chart"),
+        (["--helm", "--base", "nowhere"], "no deployment.yaml there"),
     ],
 )
 def test_bad_arguments_are_refused_with_the_reason(

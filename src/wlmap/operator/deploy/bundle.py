@@ -7,7 +7,8 @@ deploy-manifests``): its operator keeps the gang objects of its Deployment's
 ``WLMAP_TARGET`` (kai) and serves the namespaces labelled ``wlmap.dev/serve=true``.
 ``python -m wlmap.operator.deploy DIR --namespaces a,b --base deploy/operator`` (or
 ``--namespace-selector SEL``, ``--target volcano``, alone or together) writes an overlay
-of the base into DIR instead.
+of the base into DIR instead. ``python -m wlmap.operator.deploy deploy/helm/wlmap --helm``
+writes the Helm chart's generated files (see ``chart``), from the same code.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ import yaml
 
 from wlmap.operator.core.settings import SYNC_TARGETS, parse_kinds
 from wlmap.operator.deploy.admission import POLICY_FILE, policy_manifests
-from wlmap.operator.deploy.overlay import KUSTOMIZATION_FILE, RBAC_FILE, render_overlay
+from wlmap.operator.deploy.chart import render_chart
+from wlmap.operator.deploy.overlay import (
+    DEPLOYMENT_FILE,
+    KUSTOMIZATION_FILE,
+    RBAC_FILE,
+    render_overlay,
+)
 from wlmap.operator.deploy.rbac import manifests
 from wlmap.operator.deploy.webhooks import WEBHOOK_PORT, service_host, webhook_manifests
 from wlmap.sources.selectors import parse_selector
@@ -103,6 +110,12 @@ def main(argv: Sequence[str]) -> int:
         "gang objects (the base keeps those of its Deployment's WLMAP_TARGET, kai)",
     )
     parser.add_argument(
+        "--helm",
+        action="store_true",
+        help="write the Helm chart's generated files into DIR (its templates follow the "
+        "Deployment of --base)",
+    )
+    parser.add_argument(
         "--base",
         default="deploy/operator",
         type=Path,
@@ -118,7 +131,13 @@ def main(argv: Sequence[str]) -> int:
             parse_selector(selector)
         except ValueError as exc:
             parser.error(f"--namespace-selector: {exc}")
-    if namespaces or target or selector:
+    if args.helm:
+        if namespaces or target or selector or args.kinds or args.placement:
+            parser.error("--helm writes the whole chart: its values choose the rest")
+        if not (args.base / DEPLOYMENT_FILE).is_file():
+            parser.error(f"--base {args.base}: no {DEPLOYMENT_FILE} there")
+        files = render_chart(args.base)
+    elif namespaces or target or selector:
         invalid = [ns for ns in namespaces if not NAMESPACE_NAME.fullmatch(ns)]
         if invalid:
             parser.error(f"--namespaces: not a namespace name: {', '.join(invalid)}")
@@ -138,5 +157,6 @@ def main(argv: Sequence[str]) -> int:
         files = render(parse_kinds(str(args.kinds).split(",")), placement=args.placement)
     folder.mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(content, encoding="utf-8")
     return 0
