@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench schema deploy-manifests lock docs clean
+.PHONY: demo test lint typecheck unit bench schema deploy-manifests metrics-files lock docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,8 +44,12 @@ bench: $(STAMP)
 schema: $(STAMP)
 	$(BIN)/python -m wlmap.definitions.schema deploy/crds
 
-deploy-manifests: schema
+deploy-manifests: schema metrics-files
 	$(BIN)/python -m wlmap.operator.deploy deploy/operator
+
+# The Prometheus rules and the Grafana dashboard, and their copies in the Helm chart.
+metrics-files: $(STAMP)
+	$(BIN)/python -m wlmap.metrics.files deploy
 
 # The operator image's dependencies, pinned with their hashes for every platform (the
 # Containerfile installs them with --require-hashes); run after changing the dependencies.
