@@ -49,7 +49,7 @@ deploy-manifests: schema metrics-files
 
 # The Prometheus rules and the Grafana dashboard, and their copies in the Helm chart.
 metrics-files: $(STAMP)
-	$(BIN)/python -m wlmap.metrics.files deploy
+	$(BIN)/python -m wlmap.metrics.shipped deploy
 
 # The operator image's dependencies, pinned with their hashes for every platform (the
 # Containerfile installs them with --require-hashes); run after changing the dependencies.

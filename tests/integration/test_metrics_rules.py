@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from tests.integration.prometheus import promtool
-from wlmap.metrics.files import FILES
 from wlmap.metrics.rules import rule_groups
+from wlmap.metrics.shipped import FILES
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 RULES = DEPLOY / next(path for path in FILES if path.startswith("prometheus/"))
@@ -137,17 +137,17 @@ CASES: dict[str, dict[str, Any]] = {
         "input_series": [
             {
                 "series": 'wlmap_node_gpus_free_fragmented{node="n1", '
-                'label_topology_kubernetes_io_region="eu", label_topology_kubernetes_io_zone="eu-a"}',
+                'label_topology_kubernetes_io_zone="eu", label_nvidia_com_gpu_clique="eu-a"}',
                 "values": "3x10",
             },
             {
                 "series": 'wlmap_node_gpus_free_fragmented{node="n2", '
-                'label_topology_kubernetes_io_region="eu", label_topology_kubernetes_io_zone="eu-b"}',
+                'label_topology_kubernetes_io_zone="eu", label_nvidia_com_gpu_clique="eu-b"}',
                 "values": "2x10",
             },
             {
                 "series": 'wlmap_node_gpus_free_fragmented{node="n3", '
-                'label_topology_kubernetes_io_region="eu", label_topology_kubernetes_io_zone="eu-b"}',
+                'label_topology_kubernetes_io_zone="eu", label_nvidia_com_gpu_clique="eu-b"}',
                 "values": "1x10",
             },
         ],
@@ -158,20 +158,20 @@ CASES: dict[str, dict[str, Any]] = {
                 "exp_samples": [
                     {
                         "labels": "wlmap:domain_gpus_free_fragmented:sum{"
-                        'domain_key="topology.kubernetes.io/region", '
-                        'label_topology_kubernetes_io_region="eu"}',
+                        'domain_key="topology.kubernetes.io/zone", '
+                        'label_topology_kubernetes_io_zone="eu"}',
                         "value": 6,
                     },
                     {
                         "labels": "wlmap:domain_gpus_free_fragmented:sum{"
-                        'domain_key="topology.kubernetes.io/zone", '
-                        'label_topology_kubernetes_io_zone="eu-a"}',
+                        'domain_key="nvidia.com/gpu.clique", '
+                        'label_nvidia_com_gpu_clique="eu-a"}',
                         "value": 3,
                     },
                     {
                         "labels": "wlmap:domain_gpus_free_fragmented:sum{"
-                        'domain_key="topology.kubernetes.io/zone", '
-                        'label_topology_kubernetes_io_zone="eu-b"}',
+                        'domain_key="nvidia.com/gpu.clique", '
+                        'label_nvidia_com_gpu_clique="eu-b"}',
                         "value": 3,
                     },
                 ],
@@ -182,23 +182,23 @@ CASES: dict[str, dict[str, Any]] = {
         "interval": "1m",
         "input_series": [
             {
-                "series": 'wlmap_node_gpus_free{node="n1", label_topology_kubernetes_io_zone="eu-a"}',
+                "series": 'wlmap_node_gpus_free{node="n1", label_nvidia_com_gpu_clique="eu-a"}',
                 "values": "8x10",
             },
             {
-                "series": 'wlmap_node_gpus_free{node="n2", label_topology_kubernetes_io_zone="eu-a"}',
+                "series": 'wlmap_node_gpus_free{node="n2", label_nvidia_com_gpu_clique="eu-a"}',
                 "values": "4x10",
             },
         ],
         "promql_expr_test": [
             {
-                "expr": 'wlmap:domain_gpus_free:sum{domain_key="topology.kubernetes.io/zone"}',
+                "expr": 'wlmap:domain_gpus_free:sum{domain_key="nvidia.com/gpu.clique"}',
                 "eval_time": "5m",
                 "exp_samples": [
                     {
                         "labels": "wlmap:domain_gpus_free:sum{"
-                        'domain_key="topology.kubernetes.io/zone", '
-                        'label_topology_kubernetes_io_zone="eu-a"}',
+                        'domain_key="nvidia.com/gpu.clique", '
+                        'label_nvidia_com_gpu_clique="eu-a"}',
                         "value": 12,
                     }
                 ],
@@ -209,23 +209,23 @@ CASES: dict[str, dict[str, Any]] = {
         "interval": "1m",
         "input_series": [
             {
-                "series": 'wlmap_node_gpus_allocatable{node="n1", label_topology_kubernetes_io_region="us"}',
+                "series": 'wlmap_node_gpus_allocatable{node="n1", label_topology_kubernetes_io_zone="us"}',
                 "values": "8x10",
             },
             {
-                "series": 'wlmap_node_gpus_allocatable{node="n2", label_topology_kubernetes_io_region="us"}',
+                "series": 'wlmap_node_gpus_allocatable{node="n2", label_topology_kubernetes_io_zone="us"}',
                 "values": "8x10",
             },
         ],
         "promql_expr_test": [
             {
-                "expr": 'wlmap:domain_gpus_allocatable:sum{domain_key="topology.kubernetes.io/region"}',
+                "expr": 'wlmap:domain_gpus_allocatable:sum{domain_key="topology.kubernetes.io/zone"}',
                 "eval_time": "5m",
                 "exp_samples": [
                     {
                         "labels": "wlmap:domain_gpus_allocatable:sum{"
-                        'domain_key="topology.kubernetes.io/region", '
-                        'label_topology_kubernetes_io_region="us"}',
+                        'domain_key="topology.kubernetes.io/zone", '
+                        'label_topology_kubernetes_io_zone="us"}',
                         "value": 16,
                     }
                 ],

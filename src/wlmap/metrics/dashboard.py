@@ -13,7 +13,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from wlmap.metrics.rules import DEFAULT_DOMAIN_KEYS, RuleSettings, domain_label, duration
+from wlmap.metrics.node_series import DEFAULT_DOMAIN_KEYS, domain_label
+from wlmap.metrics.rules import RuleSettings, duration
 
 __all__ = ["UID", "dashboard", "render_dashboard"]
 

@@ -1,50 +1,98 @@
-"""Writing the shipped metrics files: the Prometheus rules and the Grafana dashboard, in
-their own folders and as copies in the Helm chart (``make metrics-files``).
-
-    python -m wlmap.metrics.files deploy      # the deploy/ folder of the repository
-"""
+"""An index fed from files or dumps, for ``wlmap metrics -f``: the top-level workloads as
+``describe`` shows them (their pods matched by owner chain, as ``describe`` does), the
+nodes and the namespaces the input holds."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
-from wlmap.metrics.dashboard import render_dashboard
-from wlmap.metrics.rules import RuleSettings, render_rules
+from wlmap.app import Workloads, uncovered_warning
+from wlmap.errors import WlmapError
+from wlmap.metrics.index import MetricsIndex
+from wlmap.sources.workloads import WorkloadReader
 
-__all__ = ["FILES", "main", "rendered"]
-
-RULES = "wlmap-rules.yaml"
-DASHBOARD = "wlmap-dashboard.json"
-# the files, relative to the deploy folder, each with what renders it
-FILES = {
-    f"prometheus/{RULES}": RULES,
-    f"grafana/{DASHBOARD}": DASHBOARD,
-    f"helm/wlmap/files/{RULES}": RULES,
-    f"helm/wlmap/files/{DASHBOARD}": DASHBOARD,
-}
+__all__ = ["feed_objects", "index_files"]
 
 
-def rendered(settings: RuleSettings | None = None) -> dict[str, str]:
-    """Each shipped file's text, by its path under the deploy folder."""
-    texts = {RULES: render_rules(settings), DASHBOARD: render_dashboard(settings)}
-    return {path: texts[name] for path, name in FILES.items()}
+def _labels(obj: Mapping[str, Any]) -> dict[str, str]:
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, Mapping) else {}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write the files under the deploy folder given (the only argument)."""
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m wlmap.metrics.files DEPLOY_DIR", file=sys.stderr)
-        return 2
-    root = Path(args[0])
-    for path, text in rendered().items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        print(f"wrote {target}")
-    return 0
+def _key(obj: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    metadata = obj.get("metadata") or {}
+    return (
+        str(obj.get("apiVersion") or ""),
+        str(obj.get("kind") or ""),
+        str(metadata.get("namespace") or ""),
+        str(metadata.get("name") or ""),
+    )
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def feed_objects(
+    index: MetricsIndex,
+    reader: WorkloadReader,
+    objects: Iterable[Mapping[str, Any]],
+    warn: Callable[[str], None],
+) -> None:
+    """Feed the index every top-level workload, node and namespace of ``objects``.
+
+    A workload its definition fails on is served with the state ``Unknown`` and counted
+    as an evaluation error of that definition; a node that cannot be read is warned of.
+    """
+    objects = list(objects)
+    seen: set[tuple[str, str, str, str]] = set()
+    for obj in objects:
+        if obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1":
+            name = str((obj.get("metadata") or {}).get("name") or "")
+            index.set_namespace_labels(name, _labels(obj))
+        elif (
+            obj.get("kind") == "Node" and obj.get("apiVersion") == "v1" and not index.set_node(obj)
+        ):
+            warn(f"Node/{(obj.get('metadata') or {}).get('name')}: cannot be read, left out")
+    for obj in objects:
+        entry = reader.entry(obj)
+        if entry is None or not reader.is_top_level(obj):
+            continue
+        try:
+            view = reader.view(entry, obj)
+        except WlmapError as exc:
+            name = entry.definition.name
+            warn(f"{obj.get('kind')}/{(obj.get('metadata') or {}).get('name')}: {exc}")
+            index.set_failed(_key(obj), obj, name)
+            continue
+        key = _key(obj)
+        if key in seen:  # two series of one name would break the scrape
+            warn(
+                f"{key[1]}/{key[3]} appears twice in {key[2] or 'no namespace'}; the last is served"
+            )
+        seen.add(key)
+        pods = reader.inventory.pods_of(obj) or []
+        index.set_workload(key, view, pods, labels=_labels(obj))
+
+
+def index_files(
+    workloads: Workloads,
+    sources: Sequence[str],
+    *,
+    team_label: str,
+    domain_keys: Sequence[str] | None = None,
+) -> MetricsIndex:
+    """An index of what files, folders or standard input hold, marked synced.
+
+    Raises:
+        ManifestError: nothing could be read.
+    """
+    manifests = workloads.files(sources)
+    reader = WorkloadReader(workloads.registry, manifests)
+    settings: dict[str, Any] = {"team_label": team_label}
+    if domain_keys is not None:
+        settings["domain_keys"] = tuple(domain_keys)
+    index = MetricsIndex(**settings)
+    for manifest in manifests:
+        if reader.uncovers(manifest.obj):
+            workloads.warn(uncovered_warning(manifest))
+    feed_objects(index, reader, [m.obj for m in manifests], workloads.warn)
+    index.synced = True
+    return index

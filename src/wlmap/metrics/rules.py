@@ -16,27 +16,21 @@ to evaluate, and an exporter whose caches never synced.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from wlmap.metrics.node_series import DEFAULT_DOMAIN_KEYS, domain_label
+
 __all__ = [
-    "DEFAULT_DOMAIN_KEYS",
     "RuleSettings",
-    "domain_label",
     "duration",
     "render_rules",
     "rule_groups",
 ]
 
-# node label keys of the topology domains the node series carry (as label_<key>)
-DEFAULT_DOMAIN_KEYS: tuple[str, ...] = (
-    "topology.kubernetes.io/region",
-    "topology.kubernetes.io/zone",
-)
 ID = "namespace, workload, kind, group"
 JOIN = "namespace, pod, container"
 _UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
@@ -58,12 +52,6 @@ def duration(seconds: float) -> str:
             parts.append(f"{left // size}{unit}")
             left %= size
     return "".join(parts)
-
-
-def domain_label(key: str) -> str:
-    """The label a node label key becomes on the node series, as kube-state-metrics names
-    it: ``label_`` and the key with every character outside ``[a-zA-Z0-9_]`` as ``_``."""
-    return "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,11 @@ COMMANDS: dict[str, Declared] = {
         "infer_command",
         "Draft a definition from a CRD (and sample objects and pods).",
     ),
+    "metrics": Declared(
+        "wlmap.cli.commands.metrics",
+        "metrics",
+        "Prometheus metrics of workloads, nodes and GPU usage (files, or served).",
+    ),
     "test": Declared("wlmap.cli.commands.testing", "test", "Run definition test cases."),
     "completion": Declared(
         "wlmap.cli.commands.completion",

@@ -2,7 +2,8 @@
 
 - :mod:`.pods`: a pod's request and where it went;
 - :mod:`.cluster_state`: what each node and GPU has left, updated per placement;
-- :mod:`.pod_policies` and :mod:`.policies`: the FGD paper's policies and wlmap's, by name;
+- :mod:`.pod_policies` and :mod:`.policies`: the FGD paper's policies and wlmap's, by name,
+  and the FGD fragmentation measure (``fragmentation`` against a ``target_workload``);
 - :mod:`.pod_simulator`: the trace-driven simulator, :mod:`.arrivals` its arrival tuning,
   :mod:`.metrics` its measurements and :mod:`.plot` their curves;
 - :mod:`.bound`: the offline LP bound on how much a policy could place;
@@ -36,10 +37,18 @@ if TYPE_CHECKING:
     )
     from wlmap.placement.packing.policies._common import tie_rank
     from wlmap.placement.packing.policies._share_plan import share_plan
+    from wlmap.placement.packing.policies.fragmentation import (
+        TargetWorkload,
+        fragmentation,
+        target_workload,
+    )
 
 _WHERE = {
     "arrived_at_capacity": "wlmap.placement.packing.arrivals",
     "ClusterState": "wlmap.placement.packing.cluster_state",
+    "fragmentation": "wlmap.placement.packing.policies.fragmentation",
+    "TargetWorkload": "wlmap.placement.packing.policies.fragmentation",
+    "target_workload": "wlmap.placement.packing.policies.fragmentation",
     "curves": "wlmap.placement.packing.plot",
     "make_policy": "wlmap.placement.packing.pod_policies",
     "MAX_ARRIVED_PERCENT": "wlmap.placement.packing.metrics",
@@ -79,8 +88,10 @@ __all__ = [
     "PodClass",
     "Policy",
     "SimulationResult",
+    "TargetWorkload",
     "arrived_at_capacity",
     "curves",
+    "fragmentation",
     "make_policy",
     "offline_bound",
     "place_each",
@@ -90,6 +101,7 @@ __all__ = [
     "request_problem",
     "share_plan",
     "simulate",
+    "target_workload",
     "tie_rank",
     "tune_to_capacity",
 ]

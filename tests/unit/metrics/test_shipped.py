@@ -10,8 +10,9 @@ import pytest
 import yaml
 
 from wlmap.metrics.dashboard import dashboard
-from wlmap.metrics.files import main, rendered
-from wlmap.metrics.rules import RuleSettings, domain_label, duration, rule_groups
+from wlmap.metrics.node_series import domain_label
+from wlmap.metrics.rules import RuleSettings, duration, rule_groups
+from wlmap.metrics.shipped import main, rendered
 
 DEPLOY = Path(__file__).resolve().parents[3] / "deploy"
 
