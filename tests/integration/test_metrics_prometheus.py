@@ -1,0 +1,174 @@
+"""The exporter on the KWOK cluster, scraped by a real Prometheus with the generated rules,
+beside a fake dcgm-exporter whose GPU utilisation the test sets.
+
+Two Jobs hold GPUs: ``idle`` (team vision, two pods of 8 GPUs at 0 %) and ``busy`` (team
+speech, one pod of 8 GPUs at 80 %). Prometheus must name ``idle`` in the idle alert and not
+``busy``; the GPU-seconds counters must match the integral of each pod's GPUs from its start
+time (read from the pods) to the sample's time, or to its deletion; and the deleted Job's
+series must be gone from the scrape.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.integration.fake_dcgm import FakeDcgm, Gpu
+from tests.integration.fakenodes import RACK_LABEL, KwokCluster
+from tests.integration.kube import wait_for
+from tests.integration.kwokpods import owned_pods, pod_template, running
+from tests.integration.prometheus import Prometheus
+from tests.integration.testcluster import free_port, terminate
+from wlmap.metrics.rules import RuleSettings, render_rules
+
+GPUS = 8
+IDLE_SECONDS = 3
+SHORT = RuleSettings(
+    idle_ratio=0.05,
+    idle_seconds=IDLE_SECONDS,
+    gpu_hours_seconds=60,
+    interval_seconds=1,
+    domain_keys=(RACK_LABEL,),
+)
+
+
+def start_time(pod: dict[str, Any]) -> float:
+    return datetime.fromisoformat(pod["status"]["startTime"].replace("Z", "+00:00")).timestamp()
+
+
+class Exporter:
+    """``wlmap metrics serve`` as a process, for one namespace."""
+
+    def __init__(self, kubeconfig: Path, namespace: str, log: Path) -> None:
+        self.port = free_port()
+        self.log = log
+        wlmap = Path(sys.executable).parent / "wlmap"
+        self.process = subprocess.Popen(
+            [
+                str(wlmap),
+                "--kubeconfig",
+                str(kubeconfig),
+                "metrics",
+                "serve",
+                "--port",
+                str(self.port),
+                "--namespaces",
+                namespace,
+                "--domain-key",
+                RACK_LABEL,
+            ],
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def synced(self) -> bool:
+        if self.process.poll() is not None:
+            raise AssertionError(f"the exporter exited:\n{self.log.read_text()[-3000:]}")
+        try:
+            return httpx.get(f"http://{self.target}/healthz", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def stop(self) -> None:
+        terminate(self.process)  # type: ignore[arg-type]  # Popen[bytes], as it was opened
+
+
+def job(kube: Any, namespace: str, name: str, team: str, pods: int) -> dict[str, Any]:
+    return kube.create(
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": name, "labels": {"team": team}},
+            "spec": {
+                "parallelism": pods,
+                "completions": pods,
+                "template": pod_template({}, GPUS, {"app": name}, restart="Never"),
+            },
+        },
+        namespace,
+    )
+
+
+def workloads(prometheus: Prometheus, expr: str) -> set[str]:
+    return {sample["labels"].get("workload", "") for sample in prometheus.query(expr)}
+
+
+def test_prometheus_finds_the_idle_workload_counts_gpu_seconds_and_drops_deleted_ones(
+    kwok_cluster: KwokCluster,
+    kwok_namespace: str,
+    prometheus_binaries: Path,
+    tmp_path: Path,
+) -> None:
+    kube, ns = kwok_cluster.kube, kwok_namespace
+    idle = job(kube, ns, "idle", "vision", 2)
+    busy = job(kube, ns, "busy", "speech", 1)
+    idle_pods = wait_for(running(kube, ns, idle, 2), "the idle Job's 2 pods Running")
+    busy_pods = wait_for(running(kube, ns, busy, 1), "the busy Job's pod Running")
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(render_rules(SHORT))
+    with FakeDcgm() as dcgm:
+        for pods, utilisation in ((idle_pods, 0.0), (busy_pods, 80.0)):
+            for pod in pods:
+                for index in range(GPUS):
+                    gpu = Gpu(pod["spec"]["nodeName"], index, ns, pod["metadata"]["name"], "train")
+                    dcgm.set(gpu, utilisation)
+        process = Exporter(kwok_cluster.cluster.kubeconfig, ns, tmp_path / "exporter.log")
+        prometheus = Prometheus(
+            prometheus_binaries,
+            tmp_path / "prometheus",
+            {"wlmap": process.target, "dcgm": dcgm.target},
+            rules,
+        )
+        try:
+            wait_for(process.synced, "the exporter's caches synced", timeout=90)
+            prometheus.start()
+            wait_for(prometheus.targets_up, "both targets scraped", timeout=30)
+
+            # the idle alert names the idle Job once it has stayed under 5 % for its window
+            firing = 'ALERTS{alertname="WlmapWorkloadGPUsIdle", alertstate="firing"}'
+            wait_for(lambda: workloads(prometheus, firing), "the idle alert firing", timeout=60)
+            assert workloads(prometheus, firing) == {"idle"}
+            assert workloads(prometheus, "wlmap:workload_gpu_utilization:ratio < 0.05") == {"idle"}
+            busy_ratio = prometheus.query('wlmap:workload_gpu_utilization:ratio{workload="busy"}')
+            assert [s["value"] for s in busy_ratio] == [pytest.approx(0.8)]
+
+            # the busy Job is deleted: its pod stops holding GPUs, its series go
+            deleted = time.time()
+            kube.delete(busy)
+            wait_for(lambda: not owned_pods(kube, ns, busy), "the busy Job's pod removed")
+            gone = time.time()
+            dcgm.forget(busy_pods[0]["metadata"]["name"])
+            wait_for(
+                lambda: not prometheus.query('{__name__=~"wlmap_.*", workload="busy"}'),
+                "the busy Job's series gone from the last scrape",
+                timeout=30,
+            )
+            assert workloads(prometheus, "wlmap_workload_info") == {"idle"}
+
+            # GPU-seconds per team against the integral from the pods' start times
+            time.sleep(3)
+            samples = prometheus.query(
+                "wlmap_team_gpu_seconds_total or label_replace(timestamp("
+                'wlmap_team_gpu_seconds_total), "at", "1", "", "")'
+            )
+        finally:
+            prometheus.stop()
+            process.stop()
+    counted = {s["labels"]["team"]: s["value"] for s in samples if "at" not in s["labels"]}
+    at = {s["labels"]["team"]: s["value"] for s in samples if "at" in s["labels"]}
+    vision = sum(GPUS * (at["vision"] - start_time(pod)) for pod in idle_pods)
+    assert counted["vision"] == pytest.approx(vision, rel=0.01)
+    began = start_time(busy_pods[0])
+    low, high = GPUS * (deleted - began), GPUS * (gone + 1 - began)
+    assert low * 0.99 <= counted["speech"] <= high * 1.01, (low, counted["speech"], high)
