@@ -47,9 +47,12 @@ schema: $(STAMP)
 deploy-manifests: schema metrics-files
 	$(BIN)/python -m wlmap.operator.deploy deploy/operator
 
-# The Prometheus rules and the Grafana dashboard, and their copies in the Helm chart.
+# The Prometheus rules and the Grafana dashboard, their copies in the Helm chart, and the
+# standalone exporter's read-only RBAC.
 metrics-files: $(STAMP)
 	$(BIN)/python -m wlmap.metrics.shipped deploy
+	mkdir -p deploy/metrics
+	$(BIN)/python -m wlmap.operator.deploy.metrics_rbac deploy/metrics/rbac.yaml
 
 # The operator image's dependencies, pinned with their hashes for every platform (the
 # Containerfile installs them with --require-hashes); run after changing the dependencies.

@@ -22,7 +22,7 @@ import pytest
 
 from tests.integration.fake_dcgm import FakeDcgm, Gpu
 from tests.integration.fakenodes import RACK_LABEL, KwokCluster
-from tests.integration.kube import wait_for
+from tests.integration.kube import Kube, wait_for
 from tests.integration.kwokpods import owned_pods, pod_template, running
 from tests.integration.prometheus import Prometheus
 from tests.integration.testcluster import free_port, terminate
@@ -44,10 +44,10 @@ def start_time(pod: dict[str, Any]) -> float:
 
 
 class Exporter:
-    """``wlmap metrics serve`` as a process, for one namespace."""
+    """``wlmap metrics serve`` as a process, for one namespace (its checkpoint there too)."""
 
-    def __init__(self, kubeconfig: Path, namespace: str, log: Path) -> None:
-        self.port = free_port()
+    def __init__(self, kubeconfig: Path, namespace: str, log: Path, port: int = 0) -> None:
+        self.port = port or free_port()
         self.log = log
         wlmap = Path(sys.executable).parent / "wlmap"
         self.process = subprocess.Popen(
@@ -63,6 +63,8 @@ class Exporter:
                 namespace,
                 "--domain-key",
                 RACK_LABEL,
+                "--checkpoint-namespace",
+                namespace,
             ],
             stdout=log.open("wb"),
             stderr=subprocess.STDOUT,
@@ -81,10 +83,10 @@ class Exporter:
             return False
 
     def stop(self) -> None:
-        terminate(self.process)  # type: ignore[arg-type]  # Popen[bytes], as it was opened
+        terminate(self.process)
 
 
-def job(kube: Any, namespace: str, name: str, team: str, pods: int) -> dict[str, Any]:
+def job(kube: Kube, namespace: str, name: str, team: str, pods: int) -> dict[str, Any]:
     return kube.create(
         {
             "apiVersion": "batch/v1",
@@ -111,6 +113,7 @@ def test_prometheus_finds_the_idle_workload_counts_gpu_seconds_and_drops_deleted
     tmp_path: Path,
 ) -> None:
     kube, ns = kwok_cluster.kube, kwok_namespace
+    assert kube.get("v1", "ConfigMap", ns, "wlmap-metrics-checkpoint") is None
     idle = job(kube, ns, "idle", "vision", 2)
     busy = job(kube, ns, "busy", "speech", 1)
     idle_pods = wait_for(running(kube, ns, idle, 2), "the idle Job's 2 pods Running")
@@ -156,8 +159,28 @@ def test_prometheus_finds_the_idle_workload_counts_gpu_seconds_and_drops_deleted
             )
             assert workloads(prometheus, "wlmap_workload_info") == {"idle"}
 
+            # a restart: the deleted pod's seconds come back from the checkpoint
+            process.stop()
+            restarted = time.time()
+            process = Exporter(
+                kwok_cluster.cluster.kubeconfig, ns, tmp_path / "exporter-2.log", process.port
+            )
+            wait_for(process.synced, "the restarted exporter's caches synced", timeout=90)
+            wait_for(
+                lambda: prometheus.query(
+                    f"timestamp(wlmap_team_gpu_seconds_total) > {restarted + 1}"
+                ),
+                "a scrape of the restarted exporter",
+                timeout=30,
+            )
+            assert kube.get("v1", "ConfigMap", ns, "wlmap-metrics-checkpoint") is not None
+            resets = prometheus.query("resets(wlmap_team_gpu_seconds_total[5m])")
+            assert {s["labels"]["team"]: s["value"] for s in resets} == {
+                "vision": 0,
+                "speech": 0,
+            }
+
             # GPU-seconds per team against the integral from the pods' start times
-            time.sleep(3)
             samples = prometheus.query(
                 "wlmap_team_gpu_seconds_total or label_replace(timestamp("
                 'wlmap_team_gpu_seconds_total), "at", "1", "", "")'

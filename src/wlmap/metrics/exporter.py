@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from wlmap.metrics.checkpoint import Checkpointer
 from wlmap.metrics.http import DEFAULT_PORT, MetricsServer
 from wlmap.metrics.index import DEFAULT_TEAM_LABEL, MetricsIndex
 from wlmap.metrics.node_series import DEFAULT_DOMAIN_KEYS
@@ -37,6 +38,8 @@ class ExporterSettings:
         selector: a label selector of the namespaces served.
         team_label: the label key naming a workload's team.
         domain_keys: node label keys written on the node series.
+        checkpoint_namespace: where the GPU-seconds checkpoint ConfigMap is kept (None:
+            none is kept, and deleted pods' seconds are lost on a restart).
     """
 
     port: int = DEFAULT_PORT
@@ -45,6 +48,7 @@ class ExporterSettings:
     selector: str | None = None
     team_label: str = DEFAULT_TEAM_LABEL
     domain_keys: Sequence[str] = field(default=DEFAULT_DOMAIN_KEYS)
+    checkpoint_namespace: str | None = "wlmap-system"
 
 
 async def serve(
@@ -68,11 +72,26 @@ async def serve(
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError):  # not on every platform
                 loop.add_signal_handler(signum, stop.set)
+    checkpoint = (
+        Checkpointer(connected.cluster, index, settings.checkpoint_namespace)
+        if settings.checkpoint_namespace
+        else None
+    )
     await server.start()
     listening(server.port)
+    writing: asyncio.Task[None] | None = None
     try:
+        if checkpoint is not None:
+            await checkpoint.restore()
         await feed.start()
+        if checkpoint is not None:
+            writing = asyncio.get_running_loop().create_task(checkpoint.run())
         await stop.wait()
     finally:
+        if writing is not None:
+            writing.cancel()
+            await asyncio.gather(writing, return_exceptions=True)
         await feed.stop()
+        if checkpoint is not None and index.synced:
+            await checkpoint.write()
         await server.stop()

@@ -87,6 +87,14 @@ def metrics(
     metavar="KEY",
     help="Node label key written as a label of the node series (repeatable).",
 )
+@click.option(
+    "--checkpoint-namespace",
+    default="wlmap-system",
+    show_default=True,
+    metavar="NS",
+    help="Namespace of the ConfigMap keeping deleted pods' GPU-seconds across restarts "
+    "('' for none).",
+)
 def serve(
     session: Session,
     port: int,
@@ -94,11 +102,13 @@ def serve(
     namespace_selector: str | None,
     team_label: str,
     domain_keys: tuple[str, ...],
+    checkpoint_namespace: str,
 ) -> None:
     """Serve the series of a live cluster on /metrics, kept current by watches.
 
     Read-only: it lists and watches the workload kinds, pods, DRA claims, nodes and
-    namespaces (deploy/metrics/rbac.yaml grants exactly that), and never writes.
+    namespaces (deploy/metrics/rbac.yaml grants exactly that); it writes only its checkpoint
+    ConfigMap.
     """
     from wlmap.metrics.exporter import ExporterSettings  # noqa: PLC0415 - loaded when run
     from wlmap.metrics.exporter import serve as serve_metrics  # noqa: PLC0415
@@ -119,6 +129,7 @@ def serve(
         selector=namespace_selector,
         team_label=team_label,
         domain_keys=domain_keys or DEFAULT_DOMAIN_KEYS,
+        checkpoint_namespace=checkpoint_namespace or None,
     )
 
     def listening(bound: int) -> None:
