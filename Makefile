@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/interpret.py
 	$(BIN)/python benchmarks/cli_get_dump.py
 	$(BIN)/python benchmarks/cli_startup.py
+	$(BIN)/python benchmarks/metrics_scrape.py
 	$(BIN)/python benchmarks/placement_gang_speed.py --policy wlmap,kueue-bestfit
 	$(BIN)/python benchmarks/placement_gangs.py
 	$(BIN)/python benchmarks/placement_gang_optimum.py

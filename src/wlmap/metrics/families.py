@@ -178,7 +178,7 @@ EXPORTER: tuple[Family, ...] = (
     Family(
         "wlmap_definition_evaluation_errors_total",
         "counter",
-        "Workloads a definition failed to interpret (an error or an evaluation limit).",
+        "Interpretations a definition failed in whole or part (an error or an evaluation limit).",
         ("definition",),
     ),
     Family(

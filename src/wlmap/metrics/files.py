@@ -44,13 +44,13 @@ def feed_objects(
     objects = list(objects)
     seen: set[tuple[str, str, str, str]] = set()
     for obj in objects:
-        if obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1":
-            name = str((obj.get("metadata") or {}).get("name") or "")
+        if obj.get("apiVersion") != "v1":
+            continue
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        if obj.get("kind") == "Namespace":
             index.set_namespace_labels(name, _labels(obj))
-        elif (
-            obj.get("kind") == "Node" and obj.get("apiVersion") == "v1" and not index.set_node(obj)
-        ):
-            warn(f"Node/{(obj.get('metadata') or {}).get('name')}: cannot be read, left out")
+        elif obj.get("kind") == "Node" and (problem := index.set_node(obj)) is not None:
+            warn(f"Node/{name} left out: {problem}")
     for obj in objects:
         entry = reader.entry(obj)
         if entry is None or not reader.is_top_level(obj):
@@ -91,7 +91,7 @@ def index_files(
         settings["domain_keys"] = tuple(domain_keys)
     index = MetricsIndex(**settings)
     for manifest in manifests:
-        if reader.uncovers(manifest.obj):
+        if reader.uncovers(manifest.obj) and manifest.obj.get("kind") != "Node":
             workloads.warn(uncovered_warning(manifest))
     feed_objects(index, reader, [m.obj for m in manifests], workloads.warn)
     index.synced = True

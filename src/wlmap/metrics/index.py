@@ -124,6 +124,10 @@ class MetricsIndex:
     ) -> None:
         """Add or replace a workload: its view, its pod objects and its object's labels.
 
+        A view that met errors (an expression failed or exceeded its evaluation limits;
+        ``view.warnings``) is served as far as it goes and counts one evaluation error of
+        its definition.
+
         Args:
             key: what names the workload to the caller (its uid, or kind/namespace/name);
                 the same key replaces it.
@@ -141,6 +145,8 @@ class MetricsIndex:
         facts = {_pod_key(p): pod_facts(p) for p in pods}
         self._account(record, facts, now)
         self._render(record, view, reasons or {})
+        if view.warnings:  # an expression failed or hit a limit: the view is partial
+            self._errors[view.definition] += 1
 
     def set_failed(
         self,
@@ -186,19 +192,19 @@ class MetricsIndex:
         if keys is not None:
             keys.discard(key)
 
-    def set_node(self, obj: Mapping[str, Any]) -> bool:
-        """Add or replace a node (a Node object); one that cannot be read is left out
-        (False is returned)."""
+    def set_node(self, obj: Mapping[str, Any]) -> str | None:
+        """Add or replace a node (a Node object). A node without GPUs has no series; one
+        that cannot be read is left out, and what is wrong with it is returned."""
         node = read_node(obj)
         name = str((obj.get("metadata") or {}).get("name") or "")
-        if node is None:
+        if isinstance(node, str) or not node.gpus:
             self.remove_node(name)
-            return False
+            return node if isinstance(node, str) else None
         state = NodeState.of(node, self.domain_keys)
         state.pods = self._on_node.setdefault(node.name, {})
         self._nodes[node.name] = state
         self._fragmented = None
-        return True
+        return None
 
     def remove_node(self, name: str) -> None:
         """Remove a node and its series."""

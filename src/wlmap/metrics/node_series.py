@@ -48,12 +48,12 @@ def domain_label(key: str) -> str:
     return "label_" + _UNSAFE.sub("_", key)
 
 
-def read_node(obj: Mapping[str, Any]) -> Node | None:
-    """The placement engine's node of one Node object, or None when it cannot be read."""
+def read_node(obj: Mapping[str, Any]) -> Node | str:
+    """The placement engine's node of one Node object, or what is wrong with it."""
     try:
-        return nodes_from_objects([dict(obj)])[0]
-    except WlmapError:
-        return None
+        return nodes_from_objects([dict(obj)], file="Node")[0]
+    except WlmapError as exc:
+        return str(exc)
 
 
 def free_per_gpu(gpus: int, pods: Iterable[PodFacts]) -> list[int]:

@@ -29,8 +29,13 @@ def test_a_mig_slice_holds_its_share_of_a_gpu() -> None:
     pod = corpus_object("dra-gpu/extended-resources-mig-1g-12gb.yaml", "Pod")
     facts = pod_facts(bound(pod))
     assert facts.gpus == pytest.approx(1 / 7)
+
+
+def test_mig_profiles_count_their_compute_slices_out_of_seven() -> None:
     assert mig_share("3g.40gb") == pytest.approx(3 / 7)
     assert mig_share("1c.2g.20gb") == pytest.approx(2 / 7)
+    assert mig_share("1g.10gb+me") == pytest.approx(1 / 7)
+    assert mig_share("mig.nvidia.com") == pytest.approx(1 / 7)  # a DRA class names none
 
 
 def test_a_pod_not_started_holds_nothing_and_waits() -> None:

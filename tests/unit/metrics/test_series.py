@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.cli.runner import run
+from tests.hostile import hostile_yaml
+from tests.unit.cli.runner import EXAMPLES, run
 from tests.unit.metrics.cluster import T0, job, namespace, node, pod, write
 from tests.unit.metrics.exposition import one, samples, values
 from wlmap.metrics import STATES
@@ -140,3 +141,32 @@ def test_gpu_seconds_count_each_pod_from_its_start(
     assert one(out, "wlmap_namespace_gpu_seconds_total", namespace="ml") == 7200
     assert one(out, "wlmap_team_gpu_seconds_total", team="vision") == 7200
     assert one(out, "wlmap_namespace_gpus_held", namespace="ml") == 0
+
+
+def test_a_failing_definition_is_counted_and_the_scrape_goes_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    definition = tmp_path / "failing.yaml"
+    definition.write_text(hostile_yaml(".metadata.name | tonumber > 0", name="failing"))
+    jobset = EXAMPLES / "jobset-tpu-multislice-v6e-jax.yaml"
+    code, out, err = run(capsys, "--definitions", str(definition), "metrics", "-f", str(jobset))
+    assert code == 0, err
+    assert one(out, "wlmap_definition_evaluation_errors_total", definition="failing") == 1
+    states = {dict(k)["state"]: v for k, v in values(out, "wlmap_workload_state").items()}
+    assert [s for s, v in states.items() if v] == ["Undefined"]  # the status was not read
+    assert one(out, "wlmap_exporter_cache_synced") == 1
+
+
+def test_a_bad_node_is_named_and_left_out_and_a_cpu_node_has_no_series(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = node("node-bad", 8, "zone-1")
+    bad["status"]["allocatable"]["cpu"] = "lots"
+    cpu_only = node("node-cpu", 0, "zone-1")
+    good = node("node-a", 8, "zone-1")
+    code, out, err = run(capsys, "metrics", "-f", str(write(tmp_path, [bad, cpu_only, good])))
+    assert code == 0, err
+    assert "Node/node-bad left out" in err and "status.allocatable.cpu" in err
+    assert "'lots'" in err
+    assert "no definition covers Node" not in err
+    assert {dict(k)["node"] for k in values(out, "wlmap_node_gpus_allocatable")} == {"node-a"}
