@@ -50,12 +50,24 @@ def test_the_operator_serves_a_reconciled_jobsets_series_and_drops_them_with_it(
     _, url = metrics_operator
     (obj,) = load("jobset/coordinator.yaml")
     created = kube.create(obj, namespace)
-    jobset_children(kube, created)
+    pods = jobset_children(kube, created)
     name = created["metadata"]["name"]
     info = f'wlmap_workload_info{{namespace="{namespace}",workload="{name}",kind="JobSet"'
     wait_for(lambda: "wlmap_exporter_cache_synced 1" in scrape(url), "the metrics synced")
-    text = wait_for(lambda: scraped_with(url, info), "the JobSet's info series")
-    pods = [line for line in text.splitlines() if line.startswith("wlmap_pod_workload_info{")]
-    assert pods and all(f'workload="{name}"' in line for line in pods)
+    wait_for(lambda: scraped_with(url, info), "the JobSet's info series")
+
+    def joined() -> set[str]:
+        lines = scrape(url).splitlines()
+        return {
+            pod["metadata"]["name"]
+            for pod in pods
+            for line in lines
+            if line.startswith("wlmap_pod_workload_info{")
+            and f'pod="{pod["metadata"]["name"]}"' in line
+            and f'workload="{name}"' in line
+        }
+
+    # the pods come after the JobSet: their links bring it back to be reconciled
+    wait_for(lambda: len(joined()) == len(pods), f"a join series for each of {len(pods)} pods")
     kube.delete(created)
     wait_for(lambda: info not in scrape(url), "the JobSet's series gone")
