@@ -44,11 +44,13 @@ def start_time(pod: dict[str, Any]) -> float:
 
 
 class Exporter:
-    """``wlmap metrics serve`` as a process, for one namespace (its checkpoint there too)."""
+    """``wlmap metrics serve`` as a process; ``scope``: its namespace options."""
 
-    def __init__(self, kubeconfig: Path, namespace: str, log: Path, port: int = 0) -> None:
+    def __init__(self, kubeconfig: Path, log: Path, *scope: str, port: int = 0) -> None:
         self.port = port or free_port()
         self.log = log
+        self.kubeconfig = kubeconfig
+        self.scope = scope
         wlmap = Path(sys.executable).parent / "wlmap"
         self.process = subprocess.Popen(
             [
@@ -59,12 +61,9 @@ class Exporter:
                 "serve",
                 "--port",
                 str(self.port),
-                "--namespaces",
-                namespace,
                 "--domain-key",
                 RACK_LABEL,
-                "--checkpoint-namespace",
-                namespace,
+                *scope,
             ],
             stdout=log.open("wb"),
             stderr=subprocess.STDOUT,
@@ -73,6 +72,9 @@ class Exporter:
     @property
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    def scrape(self) -> str:
+        return httpx.get(f"http://{self.target}/metrics", timeout=5).text
 
     def synced(self) -> bool:
         if self.process.poll() is not None:
@@ -102,6 +104,29 @@ def job(kube: Kube, namespace: str, name: str, team: str, pods: int) -> dict[str
     )
 
 
+def restart(process: Exporter, log: Path, prometheus: Prometheus) -> Exporter:
+    """Stop the exporter and start another on its port; once Prometheus scraped it."""
+    process.stop()
+    restarted = time.time()
+    again = Exporter(process.kubeconfig, log, *process.scope, port=process.port)
+    wait_for(again.synced, "the restarted exporter's caches synced", timeout=90)
+    wait_for(
+        lambda: prometheus.query(f"timestamp(wlmap_team_gpu_seconds_total) > {restarted + 1}"),
+        "a scrape of the restarted exporter",
+        timeout=30,
+    )
+    return again
+
+
+def report(dcgm: FakeDcgm, pods: list[dict[str, Any]], utilisation: float) -> None:
+    """The fake dcgm-exporter reports each GPU of each pod at ``utilisation`` percent."""
+    for pod in pods:
+        for index in range(GPUS):
+            meta = pod["metadata"]
+            gpu = Gpu(pod["spec"]["nodeName"], index, meta["namespace"], meta["name"], "train")
+            dcgm.set(gpu, utilisation)
+
+
 def workloads(prometheus: Prometheus, expr: str) -> set[str]:
     return {sample["labels"].get("workload", "") for sample in prometheus.query(expr)}
 
@@ -121,12 +146,10 @@ def test_prometheus_finds_the_idle_workload_counts_gpu_seconds_and_drops_deleted
     rules = tmp_path / "rules.yaml"
     rules.write_text(render_rules(SHORT))
     with FakeDcgm() as dcgm:
-        for pods, utilisation in ((idle_pods, 0.0), (busy_pods, 80.0)):
-            for pod in pods:
-                for index in range(GPUS):
-                    gpu = Gpu(pod["spec"]["nodeName"], index, ns, pod["metadata"]["name"], "train")
-                    dcgm.set(gpu, utilisation)
-        process = Exporter(kwok_cluster.cluster.kubeconfig, ns, tmp_path / "exporter.log")
+        report(dcgm, idle_pods, 0.0)
+        report(dcgm, busy_pods, 80.0)
+        scope = ("--namespaces", ns, "--checkpoint-namespace", ns)
+        process = Exporter(kwok_cluster.cluster.kubeconfig, tmp_path / "exporter.log", *scope)
         prometheus = Prometheus(
             prometheus_binaries,
             tmp_path / "prometheus",
@@ -160,19 +183,7 @@ def test_prometheus_finds_the_idle_workload_counts_gpu_seconds_and_drops_deleted
             assert workloads(prometheus, "wlmap_workload_info") == {"idle"}
 
             # a restart: the deleted pod's seconds come back from the checkpoint
-            process.stop()
-            restarted = time.time()
-            process = Exporter(
-                kwok_cluster.cluster.kubeconfig, ns, tmp_path / "exporter-2.log", process.port
-            )
-            wait_for(process.synced, "the restarted exporter's caches synced", timeout=90)
-            wait_for(
-                lambda: prometheus.query(
-                    f"timestamp(wlmap_team_gpu_seconds_total) > {restarted + 1}"
-                ),
-                "a scrape of the restarted exporter",
-                timeout=30,
-            )
+            process = restart(process, tmp_path / "exporter-2.log", prometheus)
             assert kube.get("v1", "ConfigMap", ns, "wlmap-metrics-checkpoint") is not None
             resets = prometheus.query("resets(wlmap_team_gpu_seconds_total[5m])")
             assert {s["labels"]["team"]: s["value"] for s in resets} == {

@@ -91,6 +91,7 @@ class ClusterFeed:
                 if (resource := discovery.find("", kind)) is not None
             ]
         )
+        self._namespace_labels: dict[str, dict[str, str]] = {}
         self._marked: dict[str, dict[str, Any]] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -100,9 +101,7 @@ class ClusterFeed:
     def _served(self, namespace: str | None) -> bool:
         if namespace is None or self._selector is None:
             return True
-        found = self._cluster_index.of_type("", "Namespace", None)
-        labels = next((_labels(n) for n in found if n["metadata"].get("name") == namespace), {})
-        return matches(labels, self._selector)
+        return matches(self._namespace_labels.get(namespace, {}), self._selector)
 
     def _node(self, event_type: str, obj: dict[str, Any]) -> None:
         if event_type == "DELETED":
@@ -112,10 +111,14 @@ class ClusterFeed:
 
     def _namespace(self, event_type: str, obj: dict[str, Any]) -> None:
         name = str(obj["metadata"].get("name"))
-        if event_type != "DELETED":
-            self.index.set_namespace_labels(name, _labels(obj))
-        if self._selector is not None and self._task is not None:
-            self.cache.relist(name)  # whether it is served may have changed
+        served = self._served(name)
+        if event_type == "DELETED":
+            self._namespace_labels.pop(name, None)
+        else:
+            self._namespace_labels[name] = _labels(obj)
+            self.index.set_namespace_labels(name, self._namespace_labels[name])
+        if self._task is not None and served != self._served(name):
+            self.cache.relist(name)  # its objects are now kept, or dropped (and told so)
 
     def _changed(self, event_type: str, obj: dict[str, Any]) -> None:
         group, kind, _ = type_key(obj)
