@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench schema deploy-manifests lock docs clean
+.PHONY: demo test lint typecheck unit bench schema deploy-manifests metrics-files lock docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,9 +45,16 @@ bench: $(STAMP)
 schema: $(STAMP)
 	$(BIN)/python -m wlmap.definitions.schema deploy/crds
 
-deploy-manifests: schema
+deploy-manifests: schema metrics-files
 	$(BIN)/python -m wlmap.operator.deploy deploy/operator
 	$(BIN)/python -m wlmap.operator.deploy deploy/helm/wlmap --helm
+
+# The Prometheus rules and the Grafana dashboard, their copies in the Helm chart, and the
+# standalone exporter's read-only RBAC.
+metrics-files: $(STAMP)
+	$(BIN)/python -m wlmap.metrics.shipped deploy
+	mkdir -p deploy/metrics
+	$(BIN)/python -m wlmap.operator.deploy.metrics_rbac deploy/metrics/rbac.yaml
 
 # The operator image's dependencies, pinned with their hashes for every platform (the
 # Containerfile installs them with --require-hashes); run after changing the dependencies.

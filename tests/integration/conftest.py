@@ -16,6 +16,8 @@ from tests.integration.fakenodes import kwok_cluster as kwok_cluster_running
 from tests.integration.kube import Kube, empty_namespace
 from tests.integration.kueue import KUEUE_SCRIPT, Kueue
 from tests.integration.operator_process import OperatorProcess
+from tests.integration.prometheus import PROMETHEUS_SCRIPT
+from tests.integration.prometheus import WHAT as PROMETHEUS
 from tests.integration.testcluster import BuildUnavailable, TestCluster, build_binaries, remove
 from tests.integration.wlmapcli import Wlmap, fixed_terminal
 
@@ -161,3 +163,14 @@ def kueue(kwok_cluster: KwokCluster, pytestconfig: pytest.Config) -> Iterator[Ku
         yield manager
     finally:
         manager.stop()
+
+
+@pytest.fixture(scope="session")
+def prometheus_binaries(pytestconfig: pytest.Config) -> Path:
+    """The folder holding prometheus and promtool, built on first use."""
+    try:
+        return build_binaries(
+            progress=terminal(pytestconfig), script=PROMETHEUS_SCRIPT, what=PROMETHEUS
+        )
+    except BuildUnavailable as missing_go:
+        pytest.skip(str(missing_go))

@@ -70,6 +70,12 @@ async def _stored(settings: Settings, state: State) -> None:
     help="Liveness endpoint, e.g. http://0.0.0.0:8080/healthz [env WLMAP_HEALTH].",
 )
 @click.option(
+    "--metrics-port",
+    type=int,
+    default=None,
+    help="Serve Prometheus metrics on this port (0: off, the default) [env WLMAP_METRICS_PORT].",
+)
+@click.option(
     "--log-format",
     type=click.Choice(["json", "plain"]),
     help="Log line format [env WLMAP_LOG_FORMAT].",
@@ -84,6 +90,7 @@ def main(
     context: str | None,
     health: str | None,
     log_format: str | None,
+    metrics_port: int | None,
 ) -> None:
     """Keep gang-scheduling objects (KAI, Volcano, Workload API) for every mapped workload."""
     try:
@@ -108,6 +115,7 @@ def main(
             placement_policy=base.placement_policy,
             webhook=base.webhook,
             webhook_managed=base.webhook_managed,
+            metrics_port=base.metrics_port if metrics_port is None else metrics_port,
         )
         if settings.placement:  # a wrong policy name is told at start, with the known ones
             from wlmap.placement.gangs import make_gang_policy  # noqa: PLC0415 - numpy, when on

@@ -74,6 +74,8 @@ class Settings:
         webhook_managed: kopf keeps the webhook configuration (URL, certificate); off,
             the deployed bundle's configuration is used and only its ``caBundle`` is
             written (``operator.webhooks``).
+        metrics_port: the port of the Prometheus metrics (``wlmap.metrics``), served
+            from the operator's caches; 0: none are served.
     """
 
     target: str = "kai"
@@ -95,8 +97,11 @@ class Settings:
     placement_policy: str = "wlmap"
     webhook: str = "127.0.0.1:9443"
     webhook_managed: bool = True
+    metrics_port: int = 0
 
     def __post_init__(self) -> None:
+        if not 0 <= self.metrics_port <= 65535:
+            raise ValueError(f"metrics port must be 0 (off) to 65535, not {self.metrics_port}")
         if self.target not in SYNC_TARGETS:
             raise ValueError(
                 f"target must be one of {', '.join(SYNC_TARGETS)}, not {self.target!r}"
@@ -201,7 +206,16 @@ class Settings:
             placement_policy=env.get("WLMAP_PLACEMENT_POLICY") or cls.placement_policy,
             webhook=env.get("WLMAP_WEBHOOK") or cls.webhook,
             webhook_managed=_flag(env, "WLMAP_WEBHOOK_MANAGED", default=True),
+            metrics_port=_port(env, "WLMAP_METRICS_PORT"),
         )
+
+
+def _port(env: Mapping[str, str], name: str) -> int:
+    text = env.get(name, "").strip()
+    try:
+        return int(text) if text else 0
+    except ValueError:
+        raise ValueError(f"{name} must be a port number, not {text!r}") from None
 
 
 def parse_kinds(tokens: Iterable[str]) -> list[tuple[str, str]]:

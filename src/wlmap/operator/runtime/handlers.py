@@ -34,6 +34,7 @@ from wlmap.operator.placing.gating import register_webhook, webhook_server
 from wlmap.operator.placing.release import release
 from wlmap.operator.runtime.leader import LeaderElection, lease_name
 from wlmap.operator.runtime.login import login
+from wlmap.operator.runtime.metrics import OperatorMetrics
 from wlmap.operator.runtime.state import State
 from wlmap.operator.runtime.steps import (
     answer_events,
@@ -91,6 +92,8 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
             )
             state.capacity.start()
         _start_reads(state, kinds)
+        if state.settings.metrics_port:
+            await _start_metrics(state)
         if state.settings.leader_elect:
             await _elect(state)
 
@@ -98,12 +101,7 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
     async def cleanup(**_: Any) -> None:
         if state.leader is not None:
             await state.leader.release()
-        if state.cache is not None:
-            await state.cache.stop()
-        if state.capacity is not None:
-            await state.capacity.stop()
-        if state.cluster is not None:
-            await state.cluster.close()
+        await _stop_reads(state)
 
     @kopf.on.probe(id="reconciled", registry=registry)
     def reconciled(**_: Any) -> int:
@@ -134,6 +132,26 @@ def _register_pod_watch(registry: kopf.OperatorRegistry, state: State, link: Pod
         labels=unlinked if link.place == "labels" else None,
         registry=registry,
     )(_pod_handler(state))
+
+
+async def _stop_reads(state: State) -> None:
+    """Stop the watches and the metrics, and close the connection."""
+    if state.cache is not None:
+        await state.cache.stop()
+    if state.metrics is not None:
+        await state.metrics.stop()
+    if state.capacity is not None:
+        await state.capacity.stop()
+    if state.cluster is not None:
+        await state.cluster.close()
+
+
+async def _start_metrics(state: State) -> None:
+    """Serve the metrics from what the operator reads (``--metrics-port``)."""
+    assert state.cluster is not None and state.discovery is not None
+    state.metrics = OperatorMetrics(state.settings)
+    await state.metrics.start(state.cluster, state.discovery, state.namespace_labels)
+    state.spawn(state.metrics.synced(state.cache))
 
 
 def _start_reads(state: State, kinds: set[tuple[str, str]]) -> None:
@@ -246,6 +264,8 @@ def _namespace_handler(state: State) -> Callable[..., Awaitable[None]]:
             return
         state.namespace_labels[name] = dict(meta.get("labels") or {})
         labels = state.namespace_labels[name]
+        if state.metrics is not None:
+            state.metrics.namespace(name, labels)
         after = (state.serves_namespace(name), labels.get(GANG_LABEL), labels.get(OPT_IN))
         if state.cache is not None and after[0] != before[0]:
             log.info(

@@ -10,6 +10,7 @@ from wlmap.operator.core.evaluations import Evaluations
 from wlmap.operator.core.reports import Reports
 from wlmap.operator.placing.state import PlacingState
 from wlmap.operator.runtime.leader import LeaderElection
+from wlmap.operator.runtime.metrics import OperatorMetrics
 from wlmap.operator.runtime.read_keys import ReadKeys
 
 __all__ = ["State"]
@@ -28,3 +29,4 @@ class State(PlacingState):
     skipped: int = 0  # workload events that changed nothing a reconciliation reads
     # untrusted definitions' lanes, threads and budgets
     evaluations: Evaluations = field(default_factory=Evaluations)
+    metrics: OperatorMetrics | None = None  # with --metrics-port

@@ -66,6 +66,15 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
             )
             if outcome is not None:
                 await _report(state, obj, outcome)
+            if state.metrics is not None and outcome is not None:
+                interpreted = seen[0] if seen else None
+                state.metrics.reconciled(
+                    obj,
+                    interpreted.view if interpreted else None,
+                    interpreted.pods if interpreted else (),
+                    outcome.origin,
+                    failed=outcome.evaluation_failure is not None,
+                )
             _wait_for_references(state, obj, outcome)
             _retry_quarantined(state, obj, outcome)
             if outcome is not None and _clean(outcome):
@@ -202,6 +211,8 @@ async def forget_workload(state: State, obj: Mapping[str, Any]) -> None:
     state.read_keys.forget(obj)
     state.reports.reported.pop(uid, None)
     state.placement_said.pop(uid, None)
+    if state.metrics is not None:
+        state.metrics.forget(obj)
     for origin, failing in list(state.reports.failing.items()):
         if uid in failing and state.reports.evaluated(origin, uid, None):
             await set_degraded(state.cluster, state.discovery, origin, failing)
