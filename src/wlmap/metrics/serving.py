@@ -118,7 +118,8 @@ class ClusterFeed:
             self._namespace_labels[name] = _labels(obj)
             self.index.set_namespace_labels(name, self._namespace_labels[name])
         if self._task is not None and served != self._served(name):
-            self.cache.relist(name)  # its objects are now kept, or dropped (and told so)
+            # its objects are now kept, or dropped (and told so)
+            self.cache.namespace_changed(name, self._served(name))
 
     def _changed(self, event_type: str, obj: dict[str, Any]) -> None:
         group, kind, _ = type_key(obj)
