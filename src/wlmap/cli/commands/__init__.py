@@ -68,6 +68,11 @@ COMMANDS: dict[str, Declared] = {
         "infer_command",
         "Draft a definition from a CRD (and sample objects and pods).",
     ),
+    "web": Declared(
+        "wlmap.cli.commands.web",
+        "web",
+        "Serve a read-only web page of the workloads, cluster and simulations in files.",
+    ),
     "test": Declared("wlmap.cli.commands.testing", "test", "Run definition test cases."),
     "completion": Declared(
         "wlmap.cli.commands.completion",
