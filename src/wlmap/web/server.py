@@ -9,6 +9,7 @@ reached the markup.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -72,7 +73,8 @@ def make_handler(source: Source) -> type[BaseHTTPRequestHandler]:
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
             if body:
-                self.wfile.write(payload)
+                with contextlib.suppress(ConnectionError):  # the browser left for a new page
+                    self.wfile.write(payload)
 
         def _route(self, path: str) -> tuple[HTTPStatus, str, bytes]:
             if path in STATIC:

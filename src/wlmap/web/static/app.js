@@ -19,7 +19,7 @@
     }
     return node;
   }
-  const show = (...nodes) => { main.replaceChildren(...nodes); };
+  const show = (...nodes) => { main.replaceChildren(...nodes.flat(2).filter((n) => n !== null && n !== undefined && n !== false)); };
   const num = (v) => (v === null || v === undefined ? "-" : Number.isInteger(v) ? String(v) : String(+Number(v).toFixed(3)));
 
   function problems(list) {
