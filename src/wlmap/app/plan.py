@@ -38,6 +38,7 @@ __all__ = [
     "level_word",
     "own_uids",
     "plan_clusters",
+    "plan_document",
     "policy_factory",
     "rendered",
 ]
@@ -166,3 +167,30 @@ def rendered(planned: Planned, render: str, warn: Warn) -> dict[str, Any]:
     if form.as_list:
         return {"apiVersion": "v1", "kind": "List", "items": items}
     return {"cluster": planned.cluster.name, "items": items}
+
+
+def plan_document(ranked: Sequence[Planned]) -> dict[str, Any]:
+    """Every cluster's plan as JSON/YAML data, best first (``plan -o json``, the web page)."""
+    items = []
+    for rank, planned in enumerate(ranked, 1):
+        cluster = planned.cluster
+        occupancy = cluster.occupancy
+        items.append(
+            {
+                "cluster": cluster.name,
+                "rank": rank,
+                "fits": cluster.fits,
+                "gangs": len(cluster.plans),
+                "placedGangs": cluster.placed,
+                "cost": None if cluster.cost is None else round(cluster.cost, 4),
+                "nodes": len(occupancy.topology.nodes),
+                "gpus": int(occupancy.topology.gpus.sum()),
+                "freeGpusAfter": cluster.free_gpus,
+                "pending": [
+                    {"workload": p.workload, "pod": p.name, "gpus": p.gpus}
+                    for p in occupancy.pending
+                ],
+                "plans": [p.to_dict(occupancy.topology) for p in cluster.plans],
+            }
+        )
+    return {"items": items, "count": len(items)}

@@ -73,6 +73,11 @@ COMMANDS: dict[str, Declared] = {
         "metrics",
         "Prometheus metrics of workloads, nodes and GPU usage (files, or served).",
     ),
+    "web": Declared(
+        "wlmap.cli.commands.web",
+        "web",
+        "Serve a read-only web page of the workloads, cluster and simulations in files.",
+    ),
     "test": Declared("wlmap.cli.commands.testing", "test", "Run definition test cases."),
     "completion": Declared(
         "wlmap.cli.commands.completion",

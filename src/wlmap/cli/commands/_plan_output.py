@@ -10,36 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from wlmap.app.plan import CLUSTER, GangPlan, Planned, Topology, level_word
+from wlmap.app.plan import CLUSTER, GangPlan, Planned, Topology, level_word, plan_document
 
 __all__ = ["document", "table"]
 
 
 def document(ranked: Sequence[Planned]) -> dict[str, Any]:
     """Every cluster's plan as JSON/YAML data, best first."""
-    items = []
-    for rank, planned in enumerate(ranked, 1):
-        cluster = planned.cluster
-        occupancy = cluster.occupancy
-        items.append(
-            {
-                "cluster": cluster.name,
-                "rank": rank,
-                "fits": cluster.fits,
-                "gangs": len(cluster.plans),
-                "placedGangs": cluster.placed,
-                "cost": None if cluster.cost is None else round(cluster.cost, 4),
-                "nodes": len(occupancy.topology.nodes),
-                "gpus": int(occupancy.topology.gpus.sum()),
-                "freeGpusAfter": cluster.free_gpus,
-                "pending": [
-                    {"workload": p.workload, "pod": p.name, "gpus": p.gpus}
-                    for p in occupancy.pending
-                ],
-                "plans": [p.to_dict(occupancy.topology) for p in cluster.plans],
-            }
-        )
-    return {"items": items, "count": len(items)}
+    return plan_document(ranked)
 
 
 def table(ranked: Sequence[Planned]) -> str:

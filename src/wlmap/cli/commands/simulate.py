@@ -161,8 +161,8 @@ def plot(session: Session, results: tuple[str, ...], output_file: str | None) ->
     """Plot the allocation per arrived share of each policy (mean over seeds, range shaded)
     with the offline bound and the ideal line, from one or more CSV files written by
     ``wlmap simulate``; writes a PNG and an SVG and prints their paths."""
+    from wlmap.app.results import read_results  # noqa: PLC0415
     from wlmap.app.simulation import plot_results  # noqa: PLC0415 - loads matplotlib
-    from wlmap.cli.commands._results import read_results  # noqa: PLC0415
 
     rows = [row for path in results for row in read_results(path)]
     stem = Path(output_file) if output_file else Path(results[0]).with_suffix("")

@@ -1,4 +1,5 @@
-"""Reading the CSV that ``wlmap simulate`` writes, for ``wlmap simulate plot``.
+"""Reading the CSV that ``wlmap simulate`` writes, for ``wlmap simulate plot`` and the web
+page's Simulations; allocation curves from its rows.
 
 Only the allocation rows are plotted; every value the plot uses is checked, and a bad one
 is reported with the file, its line and the column.
@@ -60,3 +61,26 @@ def _check(text: str, top: float, path: str, line: int, column: str) -> None:
         raise PlacementInputError(
             f"expected {expected}, got {text!r}", file=path, row=line, column=column
         )
+
+
+def allocation_curves(path: str) -> list[dict[str, object]]:
+    """The allocation curves of a results file, one per trace and policy, as JSON: the
+    arrived shares and the mean, lowest and highest allocation over the seeds (percent).
+
+    Raises:
+        PlacementInputError: as :func:`read_results`.
+    """
+    from wlmap.placement.packing import curves  # noqa: PLC0415 - loads the engine's door
+
+    return [
+        {
+            "trace": c.trace,
+            "policy": c.policy,
+            "arrived": list(c.arrived),
+            "mean": list(c.mean),
+            "low": list(c.low),
+            "high": list(c.high),
+            "seeds": c.seeds,
+        }
+        for c in curves(read_results(path))
+    ]

@@ -1,0 +1,184 @@
+// The wlmap page: hash routes, one render function per page, data from /api. Strings from
+// objects only ever reach the page through textContent or attribute values (el below).
+"use strict";
+(function () {
+  const main = document.getElementById("main");
+  const problemsBox = document.getElementById("problems");
+  const PAGE = 500; // rows drawn at once on the Workloads page
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "on") { for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn); }
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+  const show = (...nodes) => { main.replaceChildren(...nodes.flat(2).filter((n) => n !== null && n !== undefined && n !== false)); };
+  const num = (v) => (v === null || v === undefined ? "-" : Number.isInteger(v) ? String(v) : String(+Number(v).toFixed(3)));
+
+  function problems(list) {
+    if (!list || !list.length) { problemsBox.hidden = true; problemsBox.replaceChildren(); return; }
+    problemsBox.hidden = false;
+    problemsBox.replaceChildren(el("strong", {}, `Could not read everything (${list.length}):`), el("ul", {}, list.map((p) => el("li", { class: "problem" }, p))));
+  }
+  async function load(path) {
+    const answer = await fetch(path, { headers: { Accept: "application/json" } });
+    const data = await answer.json();
+    if (!answer.ok) throw new Error(data.error || answer.statusText);
+    return data;
+  }
+  const states = (phases) => phases.map((p) => el("span", { class: `state ${p}`, "data-state": p }, p));
+
+  // -- Workloads ------------------------------------------------------------------------
+  const filter = { namespace: "", kind: "", state: "", text: "", sort: "namespace", desc: false, shown: PAGE };
+  const columns = [
+    ["kind", "Kind", (r) => r.kind],
+    ["namespace", "Namespace", (r) => r.namespace || ""],
+    ["name", "Name", (r) => r.name || ""],
+    ["state", "State", (r) => r.phases.join(",")],
+    ["pods", "Pods", (r) => r.totals.pods, true],
+    ["gpus", "GPUs", (r) => r.totals.gpus, true],
+    ["gangs", "Gang min", (r) => r.gangs.reduce((s, g) => s + g.minMember, 0), true],
+    ["definition", "Definition", (r) => r.definition],
+  ];
+  function workloads(data) {
+    problems(data.problems);
+    const values = (f) => [...new Set(data.items.map(f).filter((v) => v))].sort();
+    const select = (key, label, options) => el("label", {}, label, el("select", { "data-filter": key, on: { change: (e) => { filter[key] = e.target.value; filter.shown = PAGE; draw(); } } },
+      el("option", { value: "" }, "all"), options.map((o) => el("option", { value: o, selected: filter[key] === o }, o))));
+    const counts = el("div", { class: "counts", role: "group", "aria-label": "Workloads per state" },
+      Object.entries(data.states).sort().map(([s, n]) => el("button", { class: "count", type: "button", "data-state": s, "aria-pressed": String(filter.state === s),
+        on: { click: () => { filter.state = filter.state === s ? "" : s; filter.shown = PAGE; draw(); } } }, el("b", {}, n), s)));
+    const text = el("input", { type: "search", "data-filter": "text", placeholder: "name, label, kind…", value: filter.text, on: { input: (e) => { filter.text = e.target.value; filter.shown = PAGE; drawRows(); } } });
+    const controls = el("div", { class: "filters" }, select("namespace", "Namespace", values((r) => r.namespace)), select("kind", "Kind", values((r) => r.kind)),
+      select("state", "State", Object.keys(data.states).sort()), el("label", {}, "Search", text));
+    const body = el("tbody");
+    const summary = el("p", { class: "muted", id: "shown" });
+    const more = el("button", { class: "more", type: "button", on: { click: () => { filter.shown += PAGE; drawRows(); } } }, "Show more");
+    const head = el("tr", {}, columns.map(([key, label, , numeric]) => el("th", { class: numeric ? "num" : null, scope: "col", "aria-sort": filter.sort === key ? (filter.desc ? "descending" : "ascending") : null },
+      el("button", { type: "button", "data-sort": key, on: { click: () => { filter.desc = filter.sort === key ? !filter.desc : false; filter.sort = key; draw(); } } }, label))));
+    function drawRows() {
+      const needle = filter.text.toLowerCase();
+      const [, , key] = columns.find(([k]) => k === filter.sort);
+      let rows = data.items.filter((r) => (!filter.namespace || r.namespace === filter.namespace) && (!filter.kind || r.kind === filter.kind)
+        && (!filter.state || r.phases.includes(filter.state))
+        && (!needle || [r.name, r.namespace, r.kind, ...Object.entries(r.labels).flat()].some((v) => String(v || "").toLowerCase().includes(needle))));
+      rows = rows.slice().sort((a, b) => { const x = key(a), y = key(b); const c = typeof x === "number" ? x - y : String(x).localeCompare(String(y)); return filter.desc ? -c : c; });
+      summary.textContent = `${rows.length} of ${data.count} workloads`;
+      body.replaceChildren(...rows.slice(0, filter.shown).map((r) => el("tr", { "data-key": r.key },
+        el("td", {}, r.kind), el("td", {}, r.namespace || "-"), el("td", {}, el("a", { href: `#/workload/${r.key}` }, r.name || "(generated name)")),
+        el("td", {}, states(r.phases)), el("td", { class: "num", "data-col": "pods" }, r.podsReady === null ? num(r.totals.pods) : `${r.podsReady}/${r.totals.pods}`),
+        el("td", { class: "num", "data-col": "gpus" }, num(r.totals.gpus)), el("td", { class: "num", "data-col": "gangs" }, r.gangs.length ? r.gangs.map((g) => g.minMember).join(", ") : "-"),
+        el("td", { class: "muted" }, r.definition))));
+      more.hidden = rows.length <= filter.shown;
+    }
+    function draw() { workloads(data); }
+    show(el("h1", {}, "Workloads"), counts, controls, summary, el("table", {}, el("thead", {}, head), body), more);
+    drawRows();
+  }
+
+  // -- Workload -------------------------------------------------------------------------
+  function evidence(list) {
+    return el("ul", {}, (list || []).map((e) => el("li", { class: `evidence ${e.holds ? "holds" : "misses"}` },
+      `${e.holds ? "✓" : "✗"} ${e.check}: expected ${JSON.stringify(e.expected)}, found ${JSON.stringify(e.found)}`)));
+  }
+  function kv(pairs) { return el("dl", { class: "kv" }, pairs.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v === null || v === undefined ? "-" : typeof v === "object" ? JSON.stringify(v) : String(v))])); }
+  function workload(w) {
+    problems(w.warnings);
+    const children = {};
+    w.components.forEach((c) => { (children[c.parent || ""] = children[c.parent || ""] || []).push(c); });
+    const branch = (parent) => el("ul", { class: parent ? null : "tree" }, (children[parent] || []).map((c) => el("li", { "data-component": c.name },
+      el("strong", {}, c.name), ` ${c.kind || ""} · pods ${c.podsReady === null ? c.pods : `${c.podsReady}/${c.pods}`} · GPUs ${num(c.gpus)}`, children[c.name] && c.name !== parent ? branch(c.name) : null)));
+    const ex = w.explanation;
+    const status = el("div", { class: "card" }, el("p", {}, "State: ", states(w.phases)),
+      ex.matched.length ? [el("h2", {}, "Rule that fired"), ex.matched.map((m) => el("div", {}, el("p", {}, `${m.status} (rule ${m.matcher})`), evidence(m.evidence)))] : el("p", { class: "muted" }, ex.note || "No status rule fired."),
+      ex.nearestMisses.length ? [el("h2", {}, "Nearest misses"), ex.nearestMisses.map((m) => el("div", {}, el("p", {}, `${m.status} (rule ${m.matcher})`), evidence(m.evidence)))] : null);
+    const gangs = w.gangGroups.length ? el("table", { class: "gangs" }, el("thead", {}, el("tr", {}, ["Gang", "Minimum", "Members", "Source"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, w.gangGroups.map((g) => el("tr", {}, el("td", {}, g.name), el("td", { class: "num", "data-col": "minMember" }, g.minMember), el("td", {}, g.members.join(", ")), el("td", { class: "muted" }, g.source))))) : el("p", { class: "muted" }, "No gang groups.");
+    const pods = w.pods && w.pods.length ? el("table", { class: "pods" }, el("thead", {}, el("tr", {}, ["Pod", "Component", "Node", "Phase", "Ready", "GPUs"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, w.pods.map((p) => el("tr", {}, el("td", {}, p.name), el("td", {}, p.component || "-"), el("td", {}, p.node || "(not bound)"), el("td", {}, p.phase || "-"), el("td", {}, p.ready ? "yes" : "no"), el("td", { class: "num" }, num(p.gpus))))))
+      : el("p", { class: "muted" }, w.pods === null ? "The input holds no pods of this workload." : "No pods.");
+    show(el("p", {}, el("a", { href: "#/workloads" }, "← Workloads")), el("h1", {}, `${w.kind} ${w.namespace || "default"}/${w.name}`),
+      kv([["API version", w.apiVersion], ["Definition", w.definition], ["From", w.origin], ["Pods", w.totals.pods], ["GPUs", w.totals.gpus]]),
+      el("h2", {}, "Status"), status, el("h2", {}, "Components"), el("div", { class: "card" }, branch("")), el("h2", {}, "Gangs"), gangs, el("h2", {}, "Pods"), pods);
+  }
+
+  // -- Cluster --------------------------------------------------------------------------
+  function cluster(c) {
+    problems(c.problems);
+    if (!c.domains.length) { show(el("h1", {}, "Cluster"), el("p", { class: "muted" }, "No GPU nodes to draw: give a nodes,pods dump (--cluster) or an openb trace (--trace-nodes, --trace-pods).")); return; }
+    const width = Math.max(600, Math.min(main.clientWidth || 1200, 1560) - 32);
+    const t = c.totals;
+    const legend = el("div", { class: "legend" }, el("span", {}, el("span", { class: "swatch free" }), "free GPU"), el("span", {}, el("span", { class: "swatch frag" }), "free but no waiting pod fits (fragmented)"),
+      el("span", { class: "muted" }, "a colour per workload; a part of a slot is a fractional share; hover a slot for its holder"));
+    show(el("h1", {}, "Cluster"), el("p", { id: "cluster-totals" }, `${t.nodes} nodes · ${t.gpus} GPUs · ${num(t.usedGpus)} in use · ${t.freeWholeGpus} whole GPUs free · ${num(t.fragmentedGpus)} fragmented · ${c.waiting.length} pods waiting`),
+      el("p", { class: "muted" }, `Grouped by ${c.levels.join(" › ")} · from ${c.source}`), legend,
+      c.domains.map((d) => el("section", { class: "domain", "data-domain": d.path.join("/") },
+        el("h2", {}, `${d.path.join(" › ")} — ${d.totals.nodes} nodes, ${d.totals.gpus} GPUs, ${num(d.totals.usedGpus)} in use, ${d.totals.freeWholeGpus} free, ${num(d.totals.fragmentedGpus)} fragmented`),
+        window.wlmapCharts.nodeGrid(d.nodes, width))));
+  }
+
+  // -- Waiting --------------------------------------------------------------------------
+  function planAnswer(plan) {
+    if (!plan) return el("span", { class: "muted" }, "no plan: give --cluster DUMP and --levels");
+    if (plan.error) return el("span", { class: "problem" }, plan.error);
+    return el("div", {}, el("p", {}, plan.fits ? `fits on ${plan.cluster}` : `does not fit on ${plan.cluster}`),
+      plan.plans.map((p) => kv(Object.entries(p).filter(([, v]) => v !== null && typeof v !== "object").map(([k, v]) => [k, v]))));
+  }
+  function waiting(w) {
+    problems(w.problems);
+    show(el("h1", {}, "Waiting"),
+      el("h2", {}, `Workloads that wait (${w.items.length})`),
+      w.items.length ? el("table", {}, el("thead", {}, el("tr", {}, ["Workload", "State", "Gang minimums", "Plan"].map((h) => el("th", { scope: "col" }, h)))),
+        el("tbody", {}, w.items.map((i) => el("tr", { "data-key": i.key }, el("td", {}, el("a", { href: `#/workload/${i.key}` }, `${i.kind} ${i.namespace || "default"}/${i.name}`)),
+          el("td", {}, states(i.phases)), el("td", { class: "num", "data-col": "gangs" }, i.gangs.map((g) => `${g.name} ≥ ${g.minMember}`).join(", ") || "-"), el("td", {}, planAnswer(i.plan))))))
+        : el("p", { class: "muted" }, "No workload is suspended, initializing or resuming."),
+      el("h2", {}, `Pods waiting for GPUs (${w.pods.length})`),
+      w.pods.length ? el("table", {}, el("thead", {}, el("tr", {}, ["Workload", "Pod", "GPUs", "Share"].map((h) => el("th", { scope: "col" }, h)))),
+        el("tbody", {}, w.pods.slice(0, 500).map((p) => el("tr", {}, el("td", {}, p.workload), el("td", {}, p.name), el("td", { class: "num" }, p.gpus), el("td", { class: "num" }, `${p.gpuMilli / 10}%`)))))
+        : el("p", { class: "muted" }, "No pod waits for GPUs in the cluster input."));
+  }
+
+  // -- Simulations ----------------------------------------------------------------------
+  function simulations(s) {
+    problems(s.problems);
+    const width = Math.max(600, Math.min(main.clientWidth || 1000, 1100) - 32);
+    show(el("h1", {}, "Simulations"), s.files.length ? s.files.map((f) => {
+      const traces = [...new Set(f.curves.map((c) => c.trace))];
+      return el("section", {}, el("h2", {}, f.file), traces.map((t) => el("div", { class: "chart", "data-trace": t }, el("p", {}, `trace ${t || "(unnamed)"}`),
+        window.wlmapCharts.curves(f.curves.filter((c) => c.trace === t), width, 340))));
+    }) : el("p", { class: "muted" }, "No simulation results: give a CSV written by wlmap simulate with --simulation."));
+  }
+
+  // -- routing --------------------------------------------------------------------------
+  const routes = [
+    [/^#\/workloads$/, "workloads", () => load("/api/workloads").then(workloads)],
+    [/^#\/workload\/(\d+)$/, "workloads", (m) => load(`/api/workload/${m[1]}`).then(workload)],
+    [/^#\/cluster$/, "cluster", () => load("/api/cluster").then(cluster)],
+    [/^#\/waiting$/, "waiting", () => load("/api/waiting").then(waiting)],
+    [/^#\/simulations$/, "simulations", () => load("/api/simulations").then(simulations)],
+  ];
+  async function route() {
+    const hash = location.hash || "#/workloads";
+    const found = routes.map(([re, page, fn]) => [hash.match(re), page, fn]).find(([m]) => m);
+    if (!found) { location.hash = "#/workloads"; return; }
+    const [m, page, fn] = found;
+    document.querySelectorAll("nav a").forEach((a) => { if (a.dataset.page === page) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current"); });
+    try {
+      await fn(m);
+      document.title = `wlmap · ${main.querySelector("h1") ? main.querySelector("h1").textContent : page}`;
+    } catch (error) {
+      show(el("h1", {}, "Could not show this page"), el("p", { class: "problem" }, String(error.message || error)));
+    }
+    performance.mark(`wlmap-shown-${page}`);
+    document.body.dataset.shown = hash;
+  }
+  window.addEventListener("hashchange", route);
+  route();
+})();

@@ -1,0 +1,94 @@
+// SVG drawing for the page: the cluster map and the allocation curves. Every string is
+// set with textContent; nothing from the data is ever parsed as markup.
+"use strict";
+(function () {
+  const NS = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs) {
+    const node = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    return node;
+  }
+  function titled(node, text) {
+    const t = svg("title");
+    t.textContent = text;
+    node.appendChild(t);
+    return node;
+  }
+  // A stable colour per workload name (hue from a string hash).
+  function colour(name) {
+    let h = 2166136261;
+    for (let i = 0; i < name.length; i++) { h ^= name.charCodeAt(i); h = Math.imul(h, 16777619); }
+    const hue = (h >>> 0) % 360, light = 42 + ((h >>> 9) % 3) * 8;
+    return `hsl(${hue} 62% ${light}%)`;
+  }
+
+  // One domain's nodes: each node a row of GPU slots; a share is a part of its slot.
+  function nodeGrid(nodes, width) {
+    const cell = 11, gap = 1, nodeGap = 5, rowH = cell + 4;
+    const widths = nodes.map((n) => Math.max(n.gpus.length, 1) * (cell + gap) + nodeGap);
+    let x = 0, y = 0;
+    const pos = [];
+    widths.forEach((w) => { if (x + w > width && x > 0) { x = 0; y += rowH; } pos.push([x, y]); x += w; });
+    const root = svg("svg", { width, height: y + rowH, role: "img", class: "nodes" });
+    nodes.forEach((node, i) => {
+      const [nx, ny] = pos[i];
+      const g = svg("g", { transform: `translate(${nx},${ny})`, "data-node": "" });
+      titled(g, `${node.name}${node.model ? " (" + node.model + ")" : ""}${node.fragmented ? " — free GPUs fragmented" : ""}`);
+      node.gpus.forEach((held, d) => {
+        const gx = d * (cell + gap);
+        let used = 0;
+        const slot = svg("rect", { x: gx, y: 0, width: cell, height: cell, fill: "var(--free)", class: "gpu" });
+        g.appendChild(slot);
+        held.forEach((share) => {
+          const h = (cell * share.milli) / 1000;
+          const part = svg("rect", { x: gx, y: cell - used - h, width: cell, height: h, fill: colour(share.workload), class: "share" });
+          titled(part, `${share.workload}: ${share.milli / 1000} GPU on ${node.name} #${d}`);
+          g.appendChild(part);
+          used += h;
+        });
+        if (node.fragmented && used < cell - 0.01) {
+          g.appendChild(svg("rect", { x: gx + 0.75, y: 0.75, width: cell - 1.5, height: cell - used - 1.5, fill: "none", stroke: "var(--frag)", "stroke-width": 1.5, class: "fragmented" }));
+        }
+      });
+      root.appendChild(g);
+    });
+    return root;
+  }
+
+  // Allocation curves: arrived share (x) against allocation (y), a band for the seeds.
+  function curves(found, width, height) {
+    const m = { l: 48, r: 150, t: 12, b: 36 }, w = width - m.l - m.r, h = height - m.t - m.b;
+    const xs = found.flatMap((c) => c.arrived);
+    const xMax = Math.max(100, ...xs);
+    const X = (v) => m.l + (v / xMax) * w, Y = (v) => m.t + h - (v / 100) * h;
+    const root = svg("svg", { width, height, role: "img", class: "curves" });
+    for (let v = 0; v <= 100; v += 20) {
+      root.appendChild(svg("line", { x1: m.l, x2: m.l + w, y1: Y(v), y2: Y(v), stroke: "#e3e6eb" }));
+      const label = svg("text", { x: m.l - 6, y: Y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#5d6677" });
+      label.textContent = `${v}%`;
+      root.appendChild(label);
+    }
+    for (let v = 0; v <= xMax; v += xMax > 100 ? 25 : 20) {
+      const label = svg("text", { x: X(v), y: m.t + h + 16, "text-anchor": "middle", "font-size": 11, fill: "#5d6677" });
+      label.textContent = `${v}%`;
+      root.appendChild(label);
+    }
+    const axis = svg("text", { x: m.l + w / 2, y: height - 4, "text-anchor": "middle", "font-size": 11, fill: "#5d6677" });
+    axis.textContent = "arrived GPU demand (% of capacity) → allocated (%)";
+    root.appendChild(axis);
+    found.forEach((c, i) => {
+      const stroke = colour(c.policy);
+      const band = c.arrived.map((a, k) => `${X(a)},${Y(c.high[k])}`).concat(c.arrived.map((a, k) => `${X(a)},${Y(c.low[k])}`).reverse());
+      root.appendChild(svg("polygon", { points: band.join(" "), fill: stroke, opacity: 0.15 }));
+      const line = svg("polyline", { points: c.arrived.map((a, k) => `${X(a)},${Y(c.mean[k])}`).join(" "), fill: "none", stroke, "stroke-width": 2, "data-policy": c.policy });
+      titled(line, `${c.policy}: ${c.seeds} seed(s)`);
+      root.appendChild(line);
+      root.appendChild(svg("rect", { x: m.l + w + 12, y: m.t + i * 18, width: 12, height: 12, fill: stroke }));
+      const name = svg("text", { x: m.l + w + 30, y: m.t + i * 18 + 10, "font-size": 12 });
+      name.textContent = c.policy;
+      root.appendChild(name);
+    });
+    return root;
+  }
+  window.wlmapCharts = { nodeGrid, curves, colour };
+})();
