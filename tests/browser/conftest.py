@@ -32,8 +32,10 @@ def chromium_path() -> str:
     return done.stdout.strip()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(chromium_path: str) -> Iterator[Any]:
+    # Playwright's sync driver keeps an event loop running in this thread until it stops:
+    # it must stop with the browser tests, or every later asyncio.run() here refuses to run.
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extras")
     with sync_api.sync_playwright() as driver:
         launched = driver.chromium.launch(executable_path=chromium_path, args=["--no-sandbox"])
