@@ -22,22 +22,29 @@ from wlmap.operator.deploy.webhooks import service_host, webhook_manifests
 BASE = CHART.parents[2] / "deploy" / "operator"
 NS = rbac.NAMESPACE
 
-# (target, namespaces listed, selector): the choices the kustomize overlay offers
+# (target, namespaces listed, selector, namespaces bound): the choices the kustomize
+# overlay offers; under a selector, the namespaces the installer binds as well
 CHOICES = [
-    ("kai", [], ""),
-    ("volcano", [], ""),
-    ("kai", ["team-b", "team-a"], ""),
-    ("workload-api", ["team-a"], ""),
-    ("kai", [], "team=ml,!frozen"),
-    ("coscheduling", ["team-a", "team-c"], "tier!=batch"),
+    ("kai", [], "", []),
+    ("volcano", [], "", ["team-b", "team-a", "team-b"]),
+    ("kai", ["team-b", "team-a"], "", []),
+    ("workload-api", ["team-a"], "", []),
+    ("kai", [], "team=ml,!frozen", ["team-a"]),
+    ("coscheduling", ["team-a", "team-c"], "tier!=batch", []),
 ]
+# the command docs/operator.md gives for binding a namespace served by a selector
+BIND = ["create", "rolebinding", rbac.NAME, "--clusterrole", rbac.NAME,
+        "--serviceaccount", f"{NS}:{rbac.NAME}"]  # fmt: skip
 
 
-def _values(target: str, listed: list[str], selector: str) -> dict[str, Any]:
-    return {"target": target, "namespaces": {"list": listed, "selector": selector}}
+def _values(target: str, listed: list[str], selector: str, bound: list[str]) -> dict[str, Any]:
+    namespaces: dict[str, Any] = {"list": listed, "selector": selector}
+    return {"target": target, "namespaces": namespaces | ({"bind": bound} if bound else {})}
 
 
-def _kustomized(tmp_path: Path, target: str, listed: list[str], selector: str) -> dict[Key, Any]:
+def _kustomized(
+    tmp_path: Path, target: str, listed: list[str], selector: str, bound: list[str]
+) -> dict[Key, Any]:
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         pytest.skip("kubectl (with its built-in kustomize) is not installed")
@@ -53,7 +60,9 @@ def _kustomized(tmp_path: Path, target: str, listed: list[str], selector: str) -
     built = subprocess.run(
         [kubectl, "kustomize", str(folder)], check=True, capture_output=True, text=True
     )
-    return {key(o): o for o in yaml.safe_load_all(built.stdout) if o}
+    objects = [o for o in yaml.safe_load_all(built.stdout) if o]
+    # and what the installer binds by hand in each namespace a selector serves
+    return {key(o): o for o in objects + rbac.namespace_bindings(bound)}
 
 
 def test_the_committed_chart_is_current_with_its_generator() -> None:
@@ -70,12 +79,12 @@ def test_helm_lints_the_chart() -> None:
     assert linted.returncode == 0, linted.stdout + linted.stderr
 
 
-@pytest.mark.parametrize(("target", "listed", "selector"), CHOICES)
+@pytest.mark.parametrize(("target", "listed", "selector", "bound"), CHOICES)
 def test_the_chart_renders_what_kustomize_builds(
-    tmp_path: Path, target: str, listed: list[str], selector: str
+    tmp_path: Path, target: str, listed: list[str], selector: str, bound: list[str]
 ) -> None:
-    rendered = template(_values(target, listed, selector), tmp_path, NS)
-    built = _kustomized(tmp_path, target, listed, selector)
+    rendered = template(_values(target, listed, selector, bound), tmp_path, NS)
+    built = _kustomized(tmp_path, target, listed, selector, bound)
     # the bundle makes its namespace; helm installs into the release's (--create-namespace)
     built.pop(("Namespace", "None", NS))
     assert sorted(rendered) == sorted(built)
@@ -83,19 +92,41 @@ def test_the_chart_renders_what_kustomize_builds(
         assert rendered[found] == built[found], found
 
 
-@pytest.mark.parametrize(("target", "listed", "selector"), CHOICES)
+@pytest.mark.parametrize(("target", "listed", "selector", "bound"), CHOICES)
 def test_the_chart_grants_what_the_generator_grants(
-    tmp_path: Path, target: str, listed: list[str], selector: str
+    tmp_path: Path, target: str, listed: list[str], selector: str, bound: list[str]
 ) -> None:
-    rendered = template(_values(target, listed, selector), tmp_path, NS)
-    expected = rbac.manifests(namespaces=listed, target=target) + policy_manifests(
-        listed, selector or None
+    rendered = template(_values(target, listed, selector, bound), tmp_path, NS)
+    expected = (
+        rbac.manifests(namespaces=listed, target=target)
+        + rbac.namespace_bindings(bound)
+        + policy_manifests(listed, selector or None)
     )
     for obj in expected:
         assert rendered.get(key(obj)) == obj, key(obj)
+    # the namespaced rules: bound in the listed, else the named, namespaces; never cluster-wide
     bindings = {k for k in rendered if k[0] == "RoleBinding" and k[2] == rbac.NAME}
-    assert bindings == {("RoleBinding", ns, rbac.NAME) for ns in listed}
-    assert (("ClusterRoleBinding", "None", rbac.NAME) in rendered) == (not listed)
+    assert bindings == {("RoleBinding", ns, rbac.NAME) for ns in listed or bound}
+    assert ("ClusterRoleBinding", "None", rbac.NAME) not in rendered
+    # the workload kinds' cluster-wide reads: under a selector only
+    workloads = ("ClusterRoleBinding", "None", rbac.WORKLOADS_ROLE)
+    assert (workloads in rendered) == (not listed)
+
+
+def test_a_bound_namespace_gets_the_binding_the_documented_command_makes(
+    tmp_path: Path,
+) -> None:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl is not installed")
+    rendered = template({"namespaces": {"bind": ["team-a"]}}, tmp_path, NS)
+    made = subprocess.run(
+        [kubectl, "-n", "team-a", *BIND, "--dry-run=client", "-o", "yaml"],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    by_hand = yaml.safe_load(made.stdout)
+    ours = rendered[key(by_hand)]
+    assert (ours["roleRef"], ours["subjects"]) == (by_hand["roleRef"], by_hand["subjects"])
 
 
 def test_placement_adds_its_grants_webhook_and_settings(tmp_path: Path) -> None:
@@ -155,12 +186,17 @@ def test_metrics_and_the_exporter(tmp_path: Path) -> None:
     [
         ({"target": "yunikorn"}, "target"),
         ({"namespaces": {"list": ["Team_A"]}}, "namespaces/list/0"),
+        ({"namespaces": {"bind": ["team-a", "Team_B"]}}, "namespaces/bind/1"),
+        (
+            {"namespaces": {"list": ["team-a"], "bind": ["team-b"]}},
+            "namespaces.bind: the listed namespaces (namespaces.list) are bound already",
+        ),
         ({"namespaces": {"selector": "team in (a)"}}, 'namespaces.selector: "team in (a)"'),
         ({"placement": {"enabled": True}}, "placement.levels: placement.enabled needs"),
         ({"serviceMonitor": {"enabled": True}}, "serviceMonitor.enabled: nothing to scrape"),
         ({"prometheusRule": {"enabled": True}}, "prometheusRule.enabled:"),
     ],
-    ids=["target", "namespace", "selector", "levels", "monitor", "rules"],
+    ids=["target", "namespace", "bound", "bind-and-list", "selector", "levels", "monitor", "rules"],
 )
 def test_bad_values_are_refused_naming_the_value(
     tmp_path: Path, values: dict[str, Any], message: str

@@ -7,6 +7,19 @@ none is listed), as the operator's WLMAP_NAMESPACES and the kustomize overlay wr
 {{- end -}}
 
 {{/*
+The namespaces whose RoleBinding of ClusterRole wlmap-operator the release makes under a
+selector (namespaces.bind): sorted, each once, joined by commas ("" when none). With a
+list, the listed namespaces are bound already, and a namespace bound but not listed would
+be read and never served: refused.
+*/}}
+{{- define "wlmap.bound" -}}
+{{- if and .Values.namespaces.bind .Values.namespaces.list -}}
+{{- fail "namespaces.bind: the listed namespaces (namespaces.list) are bound already; bind names namespaces a selector serves, for a release without a list" -}}
+{{- end -}}
+{{- .Values.namespaces.bind | default list | uniq | sortAlpha | join "," -}}
+{{- end -}}
+
+{{/*
 The placement levels, joined by commas; the values must name at least one.
 */}}
 {{- define "wlmap.placementLevels" -}}

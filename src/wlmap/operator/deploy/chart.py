@@ -61,8 +61,8 @@ def _documents(texts: list[str]) -> str:
 
 
 def _bindings(objects: list[dict[str, Any]], name: str) -> str:
-    """The served namespaces' binding of ClusterRole ``name``: a RoleBinding in each
-    listed namespace, else a ClusterRoleBinding."""
+    """The served namespaces' binding of ClusterRole ``name`` (the exporter's): a
+    RoleBinding in each listed namespace, else a ClusterRoleBinding."""
     by_kind = {(o["kind"], o["metadata"]["name"]): o for o in objects}
     cluster = by_kind[("ClusterRoleBinding", name)]
     listed = dict(cluster, kind="RoleBinding")
@@ -77,6 +77,28 @@ def _bindings(objects: list[dict[str, Any]], name: str) -> str:
     )
 
 
+def _operator_bindings(workloads: dict[str, Any]) -> str:
+    """The operator's grants in the served namespaces, as the bundle and its overlay make
+    them: with listed namespaces, ClusterRole ``wlmap-operator`` bound by a RoleBinding in
+    each; under a selector, the workload kinds' reads bound cluster-wide (``workloads``)
+    and ClusterRole ``wlmap-operator`` bound in each namespace of ``namespaces.bind``, as
+    ``kubectl create rolebinding`` binds it for the bundle."""
+    (bound,) = rbac.namespace_bindings([_NS])
+    per_namespace = f"---\n{expand(dump(bound), {})}{{{{- end }}}}\n"
+    return (
+        '{{- $bound := include "wlmap.bound" . }}\n'
+        "{{- if .Values.namespaces.list }}\n"
+        f"{_SERVED_LIST}\n{per_namespace}"
+        "{{- else }}\n"
+        f"---\n{expand(dump(workloads), {})}"
+        "{{- if $bound }}\n"
+        '{{- range $ns := splitList "," $bound }}\n'
+        f"{per_namespace}"
+        "{{- end }}\n"
+        "{{- end }}\n"
+    )
+
+
 def _rbac() -> str:
     objects = rbac.manifests()
     namespaced = lambda t, p: rbac.namespaced_rules(placement=p, target=t)  # noqa: E731
@@ -87,8 +109,8 @@ def _rbac() -> str:
     }
     texts = []
     for obj in objects:
-        if obj["kind"] == "ClusterRoleBinding" and obj["metadata"]["name"] == rbac.NAME:
-            texts.append(_bindings(objects, rbac.NAME))
+        if (obj["kind"], obj["metadata"]["name"]) == ("ClusterRoleBinding", rbac.WORKLOADS_ROLE):
+            texts.append(_operator_bindings(obj))
         elif obj["metadata"]["name"] in rules and obj["kind"] == "ClusterRole":
             name = obj["metadata"]["name"]
             texts.append(expand(dump(obj | {"rules": marker("rules")}), {"rules": rules[name]}))
@@ -223,12 +245,17 @@ image:
 target: {rbac.DEFAULT_TARGET}
 
 # The namespaces served. With `list`, the operator's rules are bound in each listed
-# namespace only (RoleBindings); otherwise cluster-wide, and the admission policy refuses
-# its writes outside the namespaces `selector` picks (empty: {DEFAULT_NAMESPACE_SELECTOR}).
-# Both given: the listed namespaces that match the selector.
+# namespace only (RoleBindings). Otherwise it serves the namespaces `selector` picks
+# (empty: {DEFAULT_NAMESPACE_SELECTOR}): it reads the workload kinds cluster-wide, and
+# each served namespace needs its rules bound there too (RBAC cannot follow a label):
+# `bind` makes that RoleBinding in each namespace named (they must exist; the label stays
+# yours to set), for the others `kubectl -n NS create rolebinding {rbac.NAME}
+# --clusterrole {rbac.NAME} --serviceaccount RELEASE_NAMESPACE:{rbac.NAME}`.
+# `list` and `selector` both given: the listed namespaces that match the selector.
 namespaces:
   list: []
   selector: ""
+  bind: []
 
 # The placement controller: its grants, the gating webhook (Service and webhook
 # configuration; namespaces opt in with the label wlmap.dev/placement=enabled) and
@@ -308,6 +335,7 @@ def _values_schema() -> dict[str, Any]:
                 "properties": {
                     "list": {"type": "array", "items": namespace},
                     "selector": {"type": "string"},
+                    "bind": {"type": "array", "items": namespace},
                 },
                 "additionalProperties": False,
             },
