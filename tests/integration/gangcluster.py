@@ -69,13 +69,13 @@ def gang_cluster(folder: Path, say: Callable[[str], None]) -> Iterator[GangClust
     components = ClusterParts(
         parts, server, stages=(*STAGES, "pod-complete"), scheduler_flags=(GANG_GATES,)
     )
-    managers: list[Manager] = []
     try:
         server.start()
         components.start()
         with server.client() as client:
             kube = Kube(client)
             register(kube, NODES)
+            managers: list[Manager] = []
             managers.append(
                 Manager(
                     "jobset",
@@ -97,12 +97,14 @@ def gang_cluster(folder: Path, say: Callable[[str], None]) -> Iterator[GangClust
                         frozenset({"trainer.kubeflow.org"}),
                     )
                 )
-            for manager in managers:
-                manager.start()
-            yield GangCluster(server, kube, trainer_missing)
+            try:
+                for manager in managers:
+                    manager.start()
+                yield GangCluster(server, kube, trainer_missing)
+            finally:  # while the client is open: their webhook configurations go too
+                for manager in reversed(managers):
+                    manager.stop()
     finally:
-        for manager in reversed(managers):
-            manager.stop()
         components.stop()
         server.stop()
         remove(folder / "etcd")

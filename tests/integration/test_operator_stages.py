@@ -25,7 +25,7 @@ WORKLOAD_API = "scheduling.k8s.io/v1alpha2"
 DEPENDS_ON = "jobset/multiple-depends-on.yaml"
 # how long a gang that cannot be satisfied is watched not starting: the JobSet that is
 # split in stages completes in less
-UNSCHEDULED_SECONDS = 20.0
+UNSCHEDULED_SECONDS = 10.0
 
 
 def pod_groups_by_template(kube: Kube, namespace: str) -> dict[str, str]:

@@ -69,6 +69,8 @@ async def pod_group(shared: Shared, evaluations: Evaluations, pod: Mapping[str, 
     meta = pod.get("metadata") or {}
     if cache is None or discovery is None or not meta.get("ownerReferences"):
         return None
+    if not shared.serves_namespace(meta.get("namespace")):
+        return None  # asked first: the cache keeps no owner there, it would be waited for
     pending = {"apiVersion": "v1", "kind": "Pod", **pod}
     pending["metadata"] = {**meta, "name": meta.get("name") or PENDING_NAME}
     chain = await _chain(shared, pending)
