@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.corpus import corpus_object
+from tests.corpus import corpus_object, corpus_path
 from tests.integration.controllers import jobset_children
 from tests.integration.gangcluster import GangCluster, PodEvents
 from tests.integration.kube import Kube, load, wait_for
@@ -23,9 +23,18 @@ from tests.integration.testcluster import REPO, TestCluster
 
 WORKLOAD_API = "scheduling.k8s.io/v1alpha2"
 DEPENDS_ON = "jobset/multiple-depends-on.yaml"
+WITH_CACHE = "kubeflow-trainingruntime/torch-distributed-with-cache.yaml"
+MULTI_NODE = "kubeflow-trainjob/01-multi-node.yaml"
 # how long a gang that cannot be satisfied is watched not starting: the JobSet that is
 # split in stages completes in less
 UNSCHEDULED_SECONDS = 10.0
+
+
+@pytest.fixture(autouse=True)
+def corpus_files() -> None:
+    """Skip before any cluster starts when the corpus is not beside the checkout."""
+    for relative in (DEPENDS_ON, WITH_CACHE, MULTI_NODE):
+        corpus_path(relative)
 
 
 def pod_groups_by_template(kube: Kube, namespace: str) -> dict[str, str]:
@@ -89,8 +98,6 @@ def test_a_pod_of_an_unserved_namespace_is_left_as_it_came(
 
 CATALOG = REPO / "src" / "wlmap" / "catalog" / "definitions"
 COMPLETION_TIMEOUT = 300.0
-WITH_CACHE = "kubeflow-trainingruntime/torch-distributed-with-cache.yaml"
-MULTI_NODE = "kubeflow-trainjob/01-multi-node.yaml"
 
 
 @pytest.fixture
