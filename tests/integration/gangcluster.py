@@ -118,6 +118,7 @@ class PodEvents:
     server: TestCluster
     namespace: str
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    broken: str | None = None  # why the record stopped, when it did
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _started: threading.Event = field(default_factory=threading.Event)
@@ -135,6 +136,7 @@ class PodEvents:
     def bound_while_short(self, min_counts: dict[str, int]) -> list[str]:
         """The pods bound to a node while fewer pods of their group than its minimum had
         been created; each as ``pod (group: created/minimum)``."""
+        assert self.broken is None, f"the pod watch stopped: {self.broken}"
         created: dict[str, set[str]] = {}
         bound: set[str] = set()
         short = []
@@ -166,10 +168,14 @@ class PodEvents:
                             if self._stop.is_set():
                                 return
                             event = json.loads(line)
+                            if event["type"] not in {"ADDED", "MODIFIED", "DELETED"}:
+                                # an expired version: events were missed, so the record
+                                # can no longer vouch for what happened in between
+                                self.broken = json.dumps(event["object"])
+                                return
                             pod = event["object"]
                             version = pod["metadata"]["resourceVersion"]
-                            if event["type"] in {"ADDED", "MODIFIED", "DELETED"}:
-                                self.events.append((event["type"], pod))
+                            self.events.append((event["type"], pod))
                 except httpx.HTTPError:
                     continue
 
