@@ -5,7 +5,9 @@ admission can set it)."""
 
 from __future__ import annotations
 
+import copy
 import re
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +21,12 @@ from tests.integration.controllers import jobset_children
 from tests.integration.gangcluster import GangCluster, PodEvents
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.operator_process import OperatorProcess, workload_api_operator
-from tests.integration.testcluster import REPO, TestCluster
+from tests.integration.testcluster import REPO, TestCluster, free_port
+from wlmap.operator.deploy import rbac
+from wlmap.operator.deploy.webhooks import service_host, webhook_manifests
 
 WORKLOAD_API = "scheduling.k8s.io/v1alpha2"
+ADMISSION = "admissionregistration.k8s.io/v1"
 DEPENDS_ON = "jobset/multiple-depends-on.yaml"
 WITH_CACHE = "kubeflow-trainingruntime/torch-distributed-with-cache.yaml"
 MULTI_NODE = "kubeflow-trainjob/01-multi-node.yaml"
@@ -210,6 +215,81 @@ def test_trainjob_with_a_dataset_initializer_runs_to_completion(
         timeout=COMPLETION_TIMEOUT,
     )
     finished_in_stages(kube, gang_namespace, pod_events, [1, 3], gang_operator)
+
+
+@pytest.fixture
+def bundled_operator(
+    gang_cluster: GangCluster, gang_namespace: str, tmp_path: Path
+) -> Iterator[OperatorProcess]:
+    """The operator with the bundle's webhook objects (``--pod-groups``) instead of the
+    configuration kopf keeps: the Service as an ExternalName naming ``localhost`` (no pod
+    runs here), on the port the operator serves, and the operator writing its
+    certificate into the configuration at start."""
+    kube = gang_cluster.kube
+    port = free_port()
+    service, configuration = copy.deepcopy(webhook_manifests(placement=False, pod_groups=True))
+    service["spec"] = {
+        "type": "ExternalName",
+        "externalName": "localhost",
+        "ports": [{"name": "webhook", "port": port}],
+    }
+    configuration["webhooks"][0]["clientConfig"]["service"]["port"] = port
+    kube.namespace(rbac.NAMESPACE)
+    kube.delete(configuration)  # the one kopf kept for an earlier test
+    made = [kube.create(service), kube.create(configuration)]
+    env = {
+        "WLMAP_WEBHOOK": f"{service_host()}:{port}",
+        "WLMAP_WEBHOOK_MANAGED": "false",
+        "WLMAP_LOG_FORMAT": "plain",
+    }
+    config = gang_cluster.server.kubeconfig
+    process = OperatorProcess(
+        config, gang_namespace, tmp_path / "operator.log", target="workload-api", env=env
+    ).start()
+    try:
+        wait_for(lambda: _ca_bundle(kube), "the operator's certificate in the bundle's webhook")
+        wait_for(lambda: _listening(port), "the operator's webhook server listening")
+        yield process
+    finally:
+        process.stop()
+        for obj in reversed(made):
+            kube.delete(obj)
+
+
+def _ca_bundle(kube: Kube) -> str | None:
+    found = kube.get(ADMISSION, "MutatingWebhookConfiguration", None, "wlmap.dev")
+    hooks: list[dict[str, Any]] = (found or {}).get("webhooks") or []
+    return hooks[0]["clientConfig"].get("caBundle") if hooks else None
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+def test_the_bundles_pod_group_webhook_runs_the_stages_to_completion(
+    gang_cluster: GangCluster,
+    gang_namespace: str,
+    pod_events: PodEvents,
+    bundled_operator: OperatorProcess,
+) -> None:
+    """As deployed: the API server calls the operator through the bundle's Service and
+    configuration, and the JobSet's stages run as they do with kopf's configuration."""
+    kube = gang_cluster.kube
+    (obj,) = load(DEPENDS_ON)
+    created = kube.create(obj, gang_namespace)
+    wait_for(
+        lambda: condition(
+            kube.get(created["apiVersion"], "JobSet", gang_namespace, "multiple-depends-on"),
+            "Completed",
+        ),
+        "the JobSet Completed",
+        timeout=COMPLETION_TIMEOUT,
+    )
+    finished_in_stages(kube, gang_namespace, pod_events, [2, 4], bundled_operator)
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from wlmap.operator.core.settings import SYNC_TARGETS, Settings
 from wlmap.operator.core.shared import Shared
 from wlmap.schedulers import PROFILES
 
-__all__ = ["self_signed", "wanted", "webhook_server"]
+__all__ = ["POD_GROUP_HANDLER", "mutations", "self_signed", "wanted", "webhook_server"]
 
 # the targets whose pod link only admission can set (a pod field immutable after creation)
 FIELD_LINK_TARGETS = frozenset(
@@ -31,10 +31,22 @@ FIELD_LINK_TARGETS = frozenset(
 )
 
 
+# kopf serves a handler at /<its id>; the deployed configuration names the same path
+POD_GROUP_HANDLER = "pod-group"
+
+
+def mutations(settings: Settings) -> tuple[str, ...]:
+    """The mutations the operator serves, in the order the deployed configuration lists
+    their webhooks: the placement gate when placement is on, the pod group when the target
+    links pods through a field only admission can set (the Workload API's)."""
+    return (("placement-gate",) if settings.placement else ()) + (
+        (POD_GROUP_HANDLER,) if settings.target in FIELD_LINK_TARGETS else ()
+    )
+
+
 def wanted(settings: Settings) -> bool:
-    """Whether the operator serves a webhook: placement is on (the gate), or the target
-    links pods through a field only admission can set (the Workload API's pod group)."""
-    return settings.placement or settings.target in FIELD_LINK_TARGETS
+    """Whether the operator serves a webhook: it has at least one mutation to serve."""
+    return bool(mutations(settings))
 
 
 def webhook_server(shared: Shared, folder: Path | None = None) -> kopf.WebhookServer:

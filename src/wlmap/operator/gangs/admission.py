@@ -30,6 +30,7 @@ from wlmap.definitions.trust import is_trusted
 from wlmap.operator.core.evaluations import Evaluations
 from wlmap.operator.core.owners import complete_chain
 from wlmap.operator.core.shared import Shared
+from wlmap.operator.core.webhook import POD_GROUP_HANDLER
 from wlmap.operator.gangs.groups import Desired
 from wlmap.operator.gangs.reconcile import interpreted
 from wlmap.schedulers import PROFILES
@@ -40,7 +41,7 @@ from wlmap.sources.workloads import WorkloadReader
 __all__ = ["HANDLER_ID", "pod_group", "register_pod_groups"]
 
 log = logging.getLogger("wlmap.operator")
-HANDLER_ID = "pod-group"  # kopf serves the handler at /pod-group
+HANDLER_ID = POD_GROUP_HANDLER  # kopf serves the handler at /pod-group
 # How long a pod's creation may wait for its owner chain to reach the cache: the owner was
 # created a moment before, and its watch event is usually there within milliseconds.
 CHAIN_WAIT_SECONDS = 2.0

@@ -23,7 +23,7 @@ from wlmap.operator.core.gate import OPT_IN, WEBHOOK_CONFIGURATION, is_gated
 from wlmap.operator.core.owners import complete_chain
 from wlmap.operator.core.scope import GANG_LABEL
 from wlmap.operator.core.settings import GANG_KINDS, WORKLOAD_UID_LABEL
-from wlmap.operator.core.webhook import wanted, webhook_server
+from wlmap.operator.core.webhook import mutations, wanted, webhook_server
 from wlmap.operator.core.work import is_mapped, retrying, submit
 from wlmap.operator.deploy.webhooks import inject_ca
 from wlmap.operator.gangs.admission import register_pod_groups
@@ -77,7 +77,11 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
                 settings.admission.managed = WEBHOOK_CONFIGURATION
         state.cluster = await Cluster.connect(state.settings.kubeconfig, state.settings.context)
         if server is not None and not state.settings.webhook_managed:
-            await inject_ca(state.cluster, Path(str(server.certfile)).read_bytes())
+            await inject_ca(
+                state.cluster,
+                Path(str(server.certfile)).read_bytes(),
+                len(mutations(state.settings)),  # the bundle lists as many webhooks
+            )
         state.discovery = await discover(state.cluster)
         namespaces = state.discovery.find("", "Namespace")
         if namespaces is not None:  # before the watches start: their first events need it
