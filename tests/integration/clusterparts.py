@@ -56,6 +56,7 @@ class ClusterParts:
     cluster: TestCluster
     controllers: tuple[str, ...] = CONTROLLERS
     stages: tuple[str, ...] = STAGES
+    scheduler_flags: tuple[str, ...] = ()  # e.g. feature gates of one cluster's scheduler
     _running: list[tuple[str, subprocess.Popen[bytes]]] = field(default_factory=list)
 
     def start(self) -> None:
@@ -94,7 +95,7 @@ class ClusterParts:
         port = free_port()
         self._run(
             "kube-scheduler",
-            self._component_flags("kube-scheduler", port),
+            [*self._component_flags("kube-scheduler", port), *self.scheduler_flags],
             f"https://127.0.0.1:{port}/readyz",
         )
 

@@ -13,6 +13,8 @@ from tests.corpus import corpus_path
 from tests.integration import grove as grove_crds
 from tests.integration.fakenodes import KwokCluster, Topology
 from tests.integration.fakenodes import kwok_cluster as kwok_cluster_running
+from tests.integration.gangcluster import GangCluster
+from tests.integration.gangcluster import gang_cluster as gang_cluster_running
 from tests.integration.kube import Kube, empty_namespace
 from tests.integration.kueue import KUEUE_SCRIPT, Kueue
 from tests.integration.operator_process import OperatorProcess
@@ -172,5 +174,21 @@ def prometheus_binaries(pytestconfig: pytest.Config) -> Path:
         return build_binaries(
             progress=terminal(pytestconfig), script=PROMETHEUS_SCRIPT, what=PROMETHEUS
         )
+    except BuildUnavailable as missing_go:
+        pytest.skip(str(missing_go))
+
+
+@pytest.fixture(scope="module")
+def gang_cluster(
+    tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config
+) -> Iterator[GangCluster]:
+    """A cluster of its own, for one test module, whose kube-scheduler schedules gangs of
+    the upstream Workload API, with JobSet's and Trainer's controllers and KWOK completing
+    Jobs' pods (see gangcluster.py): the other clusters keep the default scheduler."""
+    try:
+        with gang_cluster_running(
+            tmp_path_factory.mktemp("gang-cluster"), terminal(pytestconfig) or print
+        ) as running:
+            yield running
     except BuildUnavailable as missing_go:
         pytest.skip(str(missing_go))

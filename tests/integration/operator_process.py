@@ -130,6 +130,26 @@ def placement_operator(
     return process
 
 
+def workload_api_operator(
+    kube: Kube, config: Path, namespace: str, folder: Path
+) -> OperatorProcess:
+    """The operator serving ``namespace`` with the Workload API target, started once its
+    pod-group webhook (which sets a pod's ``spec.schedulingGroup`` at creation) is
+    registered with the API server; on a port of its own, as several may run at once."""
+    env = {"WLMAP_WEBHOOK": f"127.0.0.1:{free_port()}", "WLMAP_LOG_FORMAT": "plain"}
+    process = OperatorProcess(
+        config, namespace, folder / "operator.log", target="workload-api", env=env
+    ).start()
+    try:
+        wait_for(
+            lambda: _registered(kube, env["WLMAP_WEBHOOK"]), "the pod-group webhook registered"
+        )
+    except AssertionError:
+        process.stop()
+        raise
+    return process
+
+
 def _registered(kube: Kube, address: str) -> bool:
     found = kube.get(
         "admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", None, PLACEMENT_WEBHOOK

@@ -1,8 +1,9 @@
-"""scripts/build-cluster-parts.sh and build-kueue.sh: what they build and copy, reuse,
-and missing Go.
+"""scripts/build-cluster-parts.sh, build-kueue.sh, build-jobset.sh and build-trainer.sh:
+what they build and copy, reuse, and missing Go.
 
 The fake ``go`` of test_build_script.py stands in for the toolchain; its ``list -m`` names
-a folder laid out as KWOK's and Kueue's modules are, with the files the scripts copy.
+a folder laid out as KWOK's, Kueue's, JobSet's and Trainer's modules are, with the files
+the scripts copy.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 
 from tests.integration.clusterparts import PARTS, PARTS_SCRIPT, STAGES
 from tests.integration.kueue import KUEUE_SCRIPT
+from tests.integration.managers import JOBSET_SCRIPT, TRAINER_SCRIPT
 from tests.integration.test_build_script import FAKE_GO, SAFETY
 from tests.integration.testcluster import MISSING_GO, BuildUnavailable, build_binaries
 
@@ -41,6 +43,15 @@ KUEUE_FILES = (
     *(f"crd/patches/webhook_in_{crd}.yaml" for crd in (*CONVERTED, "resourceflavors")),
     "webhook/manifests.yaml",
 )
+# JobSet's module (config/components) and Trainer's (manifests/base): CRDs and webhooks;
+# Trainer's CRD folder holds a kustomization the script leaves
+JOBSET_FILES = ("crd/bases/jobset.x-k8s.io_jobsets.yaml", "webhook/manifests.yaml")
+TRAINER_FILES = (
+    "crds/trainer.kubeflow.org_trainjobs.yaml",
+    "crds/trainer.kubeflow.org_clustertrainingruntimes.yaml",
+    "crds/kustomization.yaml",
+    "webhook/manifests.yaml",
+)
 
 
 @pytest.fixture
@@ -54,9 +65,15 @@ def env(tmp_path: Path) -> dict[str, str]:
     for stage, folder in MODULE_STAGES.items():
         (module / "kustomize" / "stage" / folder).mkdir(parents=True, exist_ok=True)
         (module / "kustomize" / "stage" / folder / f"{stage}.yaml").write_text(f"# {stage}\n")
-    for file in KUEUE_FILES:
-        (module / "config" / "components" / file).parent.mkdir(parents=True, exist_ok=True)
-        (module / "config" / "components" / file).write_text(f"# {file}\n")
+    files = [
+        *(module / "config/components" / file for file in KUEUE_FILES),
+        # JobSet and Trainer come from modules of their own: Kueue's CRDs are copied by glob
+        *(tmp_path / "jobset-module/config/components" / file for file in JOBSET_FILES),
+        *(tmp_path / "trainer-module/manifests/base" / file for file in TRAINER_FILES),
+    ]
+    for file in files:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(f"# {file.name}\n")
     (tmp_path / "release").touch()  # no build waits
     versions = ("KUBERNETES_VERSION", "KWOK_VERSION")
     return {
@@ -129,6 +146,37 @@ def test_kueue_and_its_crds_and_webhooks_are_built_once_then_reused(
     )
     (tmp_path / "go-calls").unlink()
     again = run(env, KUEUE_SCRIPT)
+    assert (again.returncode, again.stdout, again.stderr) == (0, f"{out}\n", "")
+    assert not (tmp_path / "go-calls").exists()
+
+
+@pytest.mark.parametrize(
+    ("script", "folder", "binary", "crds"),
+    [
+        (JOBSET_SCRIPT, "jobset-v0.12.0", "jobset", ["jobset.x-k8s.io_jobsets.yaml"]),
+        (
+            TRAINER_SCRIPT,
+            "trainer-v2.3.0",
+            "trainer",
+            [
+                "trainer.kubeflow.org_clustertrainingruntimes.yaml",
+                "trainer.kubeflow.org_trainjobs.yaml",
+            ],
+        ),
+    ],
+)
+def test_a_controller_and_its_crds_and_webhooks_are_built_once_then_reused(
+    env: dict[str, str], tmp_path: Path, script: Path, folder: str, binary: str, crds: list[str]
+) -> None:
+    out = tmp_path / "testbin" / folder
+    env = {**env, "FAKE_GO_MODULE_DIR": str(tmp_path / f"{binary}-module")}
+    done = run(env, script)
+    assert (done.returncode, done.stdout) == (0, f"{out}\n"), done.stderr
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == sorted(
+        [binary, *(f"config/crd/{crd}" for crd in crds), "config/webhook/manifests.yaml"]
+    )
+    (tmp_path / "go-calls").unlink()
+    again = run(env, script)
     assert (again.returncode, again.stdout, again.stderr) == (0, f"{out}\n", "")
     assert not (tmp_path / "go-calls").exists()
 

@@ -12,7 +12,7 @@ from tests.integration.controllers import jobset_children
 from tests.integration.kube import Kube, load, wait_for
 from tests.integration.load import min_member
 from tests.integration.operator_process import OperatorProcess
-from tests.integration.testcluster import TestCluster
+from tests.integration.testcluster import TestCluster, free_port
 
 KAI = ("scheduling.run.ai/v2alpha2", "PodGroup")
 VOLCANO = ("scheduling.volcano.sh/v1beta1", "PodGroup")
@@ -157,7 +157,12 @@ def test_workload_api_target_writes_upstream_workload_and_podgroup(
     cluster: TestCluster, kube: Kube, namespace: str, tmp_path: Path
 ) -> None:
     process = OperatorProcess(
-        cluster.kubeconfig, namespace, tmp_path / "op.log", target="workload-api"
+        cluster.kubeconfig,
+        namespace,
+        tmp_path / "op.log",
+        target="workload-api",
+        # its pod-group webhook on a port of its own: other operators may run beside it
+        env={"WLMAP_WEBHOOK": f"127.0.0.1:{free_port()}"},
     )
     try:
         process.start()

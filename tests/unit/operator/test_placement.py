@@ -15,8 +15,9 @@ from cryptography import x509
 from wlmap.operator.__main__ import main
 from wlmap.operator.core.gate import GATE, is_gated
 from wlmap.operator.core.settings import Settings
+from wlmap.operator.core.webhook import self_signed, webhook_server
 from wlmap.operator.deploy import rbac
-from wlmap.operator.placing.gating import opted_in, self_signed, webhook_server
+from wlmap.operator.placing.gating import opted_in
 from wlmap.operator.placing.release import _narrowed
 from wlmap.operator.runtime.state import State
 

@@ -16,7 +16,7 @@ from wlmap.app import definitions_in_use
 from wlmap.cli._exits import GANG_REFUSED, OK
 from wlmap.operator.core.settings import Settings
 from wlmap.operator.gangs.groups import Desired
-from wlmap.operator.gangs.reconcile import _interpreted
+from wlmap.operator.gangs.reconcile import interpreted
 from wlmap.schedulers import MAX_GANG_MEMBERS, PROFILES, GangRefusal, gang_refusal
 from wlmap.sources.manifests import Manifest
 from wlmap.sources.workloads import WorkloadReader
@@ -101,7 +101,7 @@ def _operator_outcome(definition: Path) -> tuple[object, GangRefusal | None]:
     reader = WorkloadReader(registry, [Manifest(obj, "lws")], pods_listed=True)
     entry = reader.entry(obj)
     assert entry is not None
-    view, desired = _interpreted(Settings(target="kai"), reader, entry, obj)
+    view, desired = interpreted(Settings(target="kai"), reader, entry, obj)
     return desired, gang_refusal(view)
 
 

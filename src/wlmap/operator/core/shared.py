@@ -50,6 +50,9 @@ class Shared:
     events: Events = field(default_factory=Events)
     reconciled: int = 0
     failures: int = 0
+    # set once the webhook server listens (``core.webhook``): a pod created before is
+    # not mutated, so what creates pods at start waits for it
+    webhook_serving: asyncio.Event = field(default_factory=asyncio.Event)
 
     def spawn(self, step: Coroutine[Any, Any, None]) -> None:
         """Run a step beside the caller (a watch or a handler, which must not wait for it),

@@ -218,7 +218,7 @@ def retarget(rules: Sequence[dict[str, Any]], target: str) -> list[dict[str, Any
 
 
 def cluster_rules(
-    registry: Registry | None = None, placement: bool = False
+    registry: Registry | None = None, placement: bool = False, webhooks: bool = False
 ) -> list[dict[str, Any]]:
     """The rules of ClusterRole ``wlmap-operator-cluster``: the cluster-scoped reads, needed
     in both modes; with ``placement``, what planning reads (nodes and pods of the whole
@@ -226,7 +226,8 @@ def cluster_rules(
     devices and claims a DRA gang is planned over (slices watched: a device removed from
     one is a fault), and the webhook configurations kopf
     keeps (it creates them when absent and patches in its URL and certificate; it keeps a
-    validating one too, empty, whenever it manages webhooks)."""
+    validating one too, empty, whenever it manages webhooks); those also with ``webhooks``
+    alone (the Workload API target's pod-group webhook)."""
     registry = builtin_registry() if registry is None else registry
     grants = _Grants()
     for group, kind in sorted(k for k, scoped in _references(registry) if not scoped):
@@ -243,6 +244,7 @@ def cluster_rules(
         grants.add("resource.k8s.io", ["deviceclasses", "resourceclaims"], ["list"])
         # and devices removed from a slice are faults of the gangs holding them
         grants.add("resource.k8s.io", ["resourceslices"], ["list", "watch"])
+    if placement or webhooks:
         # kopf keeps both kinds once it manages webhooks: the validating one stays empty
         configurations = ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]
         grants.add("admissionregistration.k8s.io", configurations, ["create", "patch"])
@@ -306,11 +308,13 @@ def manifests(
     namespaces: Sequence[str] = (),
     placement: bool = False,
     target: str = DEFAULT_TARGET,
+    webhooks: bool = False,
 ) -> list[dict[str, Any]]:
     """ServiceAccount, roles and bindings of the operator: serving the namespaces a label
     picks (each bound on its own when labelled, see the module docstring), or
     (``namespaces`` given) those namespaces only, keeping the gang objects of ``target``;
-    with the placement controller's grants when ``placement``."""
+    with the placement controller's grants when ``placement``, and the webhook
+    configurations' when ``webhooks`` (the pod-group webhook)."""
     service_account = {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
@@ -325,7 +329,7 @@ def manifests(
         service_account,
         _role("ClusterRole", NAME, namespaced_rules(registry, extra_kinds, placement, target)),
         _role("ClusterRole", WORKLOADS_ROLE, workload_rules(registry, extra_kinds)),
-        _role("ClusterRole", CLUSTER_ROLE, cluster_rules(registry, placement)),
+        _role("ClusterRole", CLUSTER_ROLE, cluster_rules(registry, placement, webhooks)),
         _role("Role", OWN_NAMESPACE_ROLE, own_namespace_rules(), NAMESPACE),
         *served,
         binding("ClusterRoleBinding", "ClusterRole", CLUSTER_ROLE),

@@ -120,7 +120,7 @@ async def reconcile(
     pods = reader.inventory.pods_of(current)
     # in a thread: a slow (even hostile) definition must not stall the other workloads
     if evaluations is None:
-        view, desired = await asyncio.to_thread(_interpreted, settings, reader, entry, current)
+        view, desired = await asyncio.to_thread(interpreted, settings, reader, entry, current)
     else:
         # the generation in use names the definition: the store parses its object again
         # on every event of it (the operator's own status writes among them)
@@ -129,7 +129,7 @@ async def reconcile(
             entry.origin,
             entry.definition if generation is None else generation,
             is_trusted(entry.definition),
-            lambda: _interpreted(settings, reader, entry, current),
+            lambda: interpreted(settings, reader, entry, current),
             lambda result: isinstance(result[1], GangRefusal) and result[1].evaluation_failed,
             queue,
         )
@@ -182,7 +182,7 @@ def _skipped(entry: Entry, quarantine: Quarantine | None) -> Outcome:
     return Outcome(0, 0, 0, entry.origin, failure, (refusal,), (), quarantine)
 
 
-def _interpreted(
+def interpreted(
     settings: Settings, reader: WorkloadReader, entry: Entry, current: Mapping[str, Any]
 ) -> tuple[WorkloadView, Desired | GangRefusal]:
     """Interpret a workload and work out its gang objects, or why none may be written

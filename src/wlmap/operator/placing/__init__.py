@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from wlmap.operator.placing._slice_faults import register_fault_watches
 from wlmap.operator.placing.capacity import CapacityCache
-from wlmap.operator.placing.gating import opted_in, register_webhook, webhook_server
+from wlmap.operator.placing.gating import opted_in, register_webhook
 from wlmap.operator.placing.placement import place
 from wlmap.operator.placing.placement_condition import restate
 from wlmap.operator.placing.release import release
@@ -20,5 +20,4 @@ __all__ = [
     "register_webhook",
     "release",
     "restate",
-    "webhook_server",
 ]

@@ -1,10 +1,8 @@
 """The placement controller's own state, beside what every room shares: the cluster's
-capacity, the gangs waiting for devices, what the placement condition last said, and
-whether the gate's webhook serves yet."""
+capacity, the gangs waiting for devices, and what the placement condition last said."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 
 from wlmap.operator.core.shared import Shared
@@ -22,4 +20,3 @@ class PlacingState(Shared):
     device_waits: DeviceWaits = field(default_factory=DeviceWaits)  # DRA gangs without room
     # uid: the placement condition last said (status, reason, message, its Event unsent)
     placement_said: dict[str, tuple[bool, str, str, bool]] = field(default_factory=dict)
-    webhook_serving: asyncio.Event = field(default_factory=asyncio.Event)  # the gate's server

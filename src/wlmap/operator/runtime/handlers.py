@@ -23,14 +23,16 @@ from wlmap.operator.core.gate import OPT_IN, WEBHOOK_CONFIGURATION, is_gated
 from wlmap.operator.core.owners import complete_chain
 from wlmap.operator.core.scope import GANG_LABEL, NOT_TOP_LEVEL_KINDS
 from wlmap.operator.core.settings import GANG_KINDS, WORKLOAD_UID_LABEL
+from wlmap.operator.core.webhook import mutations, wanted, webhook_server
 from wlmap.operator.core.work import is_mapped, retrying, submit
 from wlmap.operator.deploy.webhooks import inject_ca
+from wlmap.operator.gangs.admission import register_pod_groups
 from wlmap.operator.gangs.cache import has_unlinked_pods, operator_cache
 from wlmap.operator.gangs.drift import gang_handler, gang_listener, sweep
 from wlmap.operator.gangs.sweeps import Sweeps
 from wlmap.operator.placing._slice_faults import register_fault_watches
 from wlmap.operator.placing.capacity import CapacityCache
-from wlmap.operator.placing.gating import register_webhook, webhook_server
+from wlmap.operator.placing.gating import register_webhook
 from wlmap.operator.placing.release import release
 from wlmap.operator.runtime.leader import LeaderElection, lease_name
 from wlmap.operator.runtime.login import login
@@ -69,14 +71,18 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
         settings.watching.client_timeout = 90
         settings.watching.connect_timeout = 10
         settings.networking.request_timeout = 30
-        server = webhook_server(state) if state.settings.placement else None
-        if server is not None:  # kopf serves the gate and, unless deployed, keeps its config
+        server = webhook_server(state) if wanted(state.settings) else None
+        if server is not None:  # kopf serves the mutations and, unless deployed, keeps their config
             settings.admission.server = server
             if state.settings.webhook_managed:
                 settings.admission.managed = WEBHOOK_CONFIGURATION
         state.cluster = await Cluster.connect(state.settings.kubeconfig, state.settings.context)
         if server is not None and not state.settings.webhook_managed:
-            await inject_ca(state.cluster, Path(str(server.certfile)).read_bytes())
+            await inject_ca(
+                state.cluster,
+                Path(str(server.certfile)).read_bytes(),
+                len(mutations(state.settings)),  # the bundle lists as many webhooks
+            )
         state.discovery = await discover(state.cluster)
         namespaces = state.discovery.find("", "Namespace")
         if namespaces is not None:  # before the watches start: their first events need it
@@ -111,6 +117,7 @@ def register(registry: kopf.OperatorRegistry, state: State, kinds: set[tuple[str
     if state.settings.placement:
         register_webhook(registry, state)
         register_fault_watches(registry, state)
+    register_pod_groups(registry, state, state.evaluations)  # for a target that needs it
     if not state.settings.cached_reads:  # else the gang cache watches them (``drift``)
         _register_gang_watches(registry, state)
     for group, kind in DEFINITION_TYPES:
