@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import subprocess
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ import httpx
 import yaml
 
 from tests.integration.kube import Kube, wait_for
-from tests.integration.testcluster import REPO, TestCluster, check_alive, free_port, terminate
+from tests.integration.testcluster import REPO, TestCluster, free_port, terminate, wait_ready
 
 KUEUE_SCRIPT = REPO / "scripts" / "build-kueue.sh"
 NAMESPACE = "kueue-system"
@@ -84,17 +83,7 @@ class Kueue:
                 stderr=subprocess.STDOUT,
             )
         threading.Thread(target=self._mount_certificate, daemon=True).start()
-        deadline = time.monotonic() + READY_TIMEOUT
-        while time.monotonic() < deadline:
-            check_alive(self._process, log_path)
-            try:
-                url = f"http://127.0.0.1:{self.health_port}/readyz"
-                if httpx.get(url, timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)
-        raise RuntimeError(f"kueue did not become ready: see {log_path}")
+        wait_ready(self._process, log_path, self.health_port, "kueue", READY_TIMEOUT)
 
     def stop(self) -> None:
         """Stop the manager and take its webhooks out: the cluster is shared by the

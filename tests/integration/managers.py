@@ -15,17 +15,15 @@ from __future__ import annotations
 import base64
 import os
 import subprocess
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import yaml
 
 from tests.integration.kube import Kube
-from tests.integration.testcluster import REPO, TestCluster, check_alive, free_port, terminate
+from tests.integration.testcluster import REPO, TestCluster, free_port, terminate, wait_ready
 from wlmap.operator.core.webhook import self_signed
 
 JOBSET_SCRIPT = REPO / "scripts" / "build-jobset.sh"
@@ -116,17 +114,7 @@ class Manager:
                 stderr=subprocess.STDOUT,
                 env={**os.environ, "TMPDIR": str(self.folder)},
             )
-        deadline = time.monotonic() + READY_TIMEOUT
-        while time.monotonic() < deadline:
-            check_alive(self._process, log_path)
-            try:
-                url = f"http://127.0.0.1:{self.health_port}/readyz"
-                if httpx.get(url, timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)
-        raise RuntimeError(f"{self.name} did not become ready: see {log_path}")
+        wait_ready(self._process, log_path, self.health_port, self.name, READY_TIMEOUT)
 
     def stop(self) -> None:
         if self._process is not None:

@@ -262,6 +262,22 @@ def check_alive(process: subprocess.Popen[bytes], log: Path) -> None:
         raise RuntimeError(f"{log.stem} exited with {process.returncode}:\n{tail}")
 
 
+def wait_ready(
+    process: subprocess.Popen[bytes], log: Path, health_port: int, name: str, timeout: float
+) -> None:
+    """Wait until a controller manager answers its ``/readyz``; its log's tail if it dies."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        check_alive(process, log)
+        try:
+            if httpx.get(f"http://127.0.0.1:{health_port}/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"{name} did not become ready: see {log}")
+
+
 def terminate(process: subprocess.Popen[bytes]) -> None:
     process.send_signal(signal.SIGTERM)
     try:
@@ -286,4 +302,5 @@ __all__ = [
     "free_port",
     "remove",
     "terminate",
+    "wait_ready",
 ]

@@ -10,17 +10,15 @@ from wlmap.cli.commands._base import command, file_option
 
 SHORT_HELP = "Prometheus metrics of workloads, nodes and GPU usage (files, or served)."
 
-
-@command("metrics", cls=click.Group, invoke_without_command=True, short_help=SHORT_HELP)
-@file_option(required=False, help="Manifests or dumps to read (YAML, JSON, List dumps).")
-@click.option(
+# the options that say what a series carries, the same for files and for a served cluster
+_team_label = click.option(
     "--team-label",
     default="team",
     show_default=True,
     metavar="KEY",
     help="Label key naming a workload's team (the workload's, else its namespace's).",
 )
-@click.option(
+_domain_keys = click.option(
     "--domain-key",
     "domain_keys",
     multiple=True,
@@ -28,6 +26,12 @@ SHORT_HELP = "Prometheus metrics of workloads, nodes and GPU usage (files, or se
     help="Node label key written as a label of the node series (repeatable; default: "
     "topology.kubernetes.io/zone and nvidia.com/gpu.clique).",
 )
+
+
+@command("metrics", cls=click.Group, invoke_without_command=True, short_help=SHORT_HELP)
+@file_option(required=False, help="Manifests or dumps to read (YAML, JSON, List dumps).")
+@_team_label
+@_domain_keys
 def metrics(
     session: Session, files: tuple[str, ...], team_label: str, domain_keys: tuple[str, ...]
 ) -> None:
@@ -73,20 +77,8 @@ def metrics(
     default=None,
     help="Serve the namespaces this label selector picks (e.g. team=vision).",
 )
-@click.option(
-    "--team-label",
-    default="team",
-    show_default=True,
-    metavar="KEY",
-    help="Label key naming a workload's team (the workload's, else its namespace's).",
-)
-@click.option(
-    "--domain-key",
-    "domain_keys",
-    multiple=True,
-    metavar="KEY",
-    help="Node label key written as a label of the node series (repeatable).",
-)
+@_team_label
+@_domain_keys
 @click.option(
     "--checkpoint-namespace",
     default="wlmap-system",

@@ -79,15 +79,11 @@ class GangCache:
     def namespace_changed(self, namespace: str, served: bool) -> None:
         """Whether a namespace is served changed: following the selector, the watches of
         ``namespace`` start or stop (listed namespaces keep theirs)."""
-        if not self._follow:
-            return
-        if served:
-            self.informers.watch(
-                namespace,
-                lambda ns: [self._informer(r, ns) for r in self._resources if r.namespaced],
-            )
-        else:
-            self.informers.unwatch(namespace, self.index)
+        if self._follow:
+            self.informers.follow(namespace, served, self._namespace_informers, self.index)
+
+    def _namespace_informers(self, namespace: str) -> list[Informer]:
+        return [self._informer(r, namespace) for r in self._resources if r.namespaced]
 
     def start(self) -> None:
         """Start listing and watching (in the running event loop)."""

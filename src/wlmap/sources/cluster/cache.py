@@ -130,13 +130,11 @@ class ClusterCache:
         dropped; else the watches that cover it list again what may now be kept."""
         if not self._follow:
             self._informers.relist(lambda i: i.namespace in (None, namespace))
-        elif served:
-            self._informers.watch(
-                namespace,
-                lambda ns: [self._informer(r, ns) for r in self._resources if r.namespaced],
-            )
-        else:
-            self._informers.unwatch(namespace, self.index)
+            return
+        self._informers.follow(namespace, served, self._namespace_informers, self.index)
+
+    def _namespace_informers(self, namespace: str) -> list[Informer]:
+        return [self._informer(r, namespace) for r in self._resources if r.namespaced]
 
     def _keeps(self, obj: Mapping[str, Any]) -> bool:
         namespace = (obj.get("metadata") or {}).get("namespace")

@@ -280,6 +280,20 @@ class Informers:
         if not any(i.namespace == namespace for i in self.all):
             self.add(make(namespace))
 
+    def follow(
+        self,
+        namespace: str,
+        served: bool,
+        make: Callable[[str], list[Informer]],
+        index: ObjectIndex,
+    ) -> None:
+        """Watch ``namespace`` with the informers ``make`` gives when it is ``served``, else
+        stop its informers and drop what they kept from ``index``."""
+        if served:
+            self.watch(namespace, make)
+        else:
+            self.unwatch(namespace, index)
+
     def unwatch(self, namespace: str, index: ObjectIndex) -> None:
         """Stop the informers of ``namespace`` and drop what they kept from ``index``
         (no one is told: the objects are not deleted, only no longer watched)."""
