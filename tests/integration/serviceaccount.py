@@ -38,9 +38,7 @@ def apply_all(kube: Kube, objects: Iterable[Mapping[str, Any]]) -> None:
         apply(kube, obj)
 
 
-def token(
-    kube: Kube, seconds: int = 3600, account: str = NAME, namespace: str = NAMESPACE
-) -> str:
+def token(kube: Kube, seconds: int = 3600, account: str = NAME, namespace: str = NAMESPACE) -> str:
     """``kubectl -n NAMESPACE create token ACCOUNT`` (the operator's by default)."""
     request = {
         "apiVersion": "authentication.k8s.io/v1",
