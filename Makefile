@@ -54,7 +54,8 @@ deploy-manifests: schema metrics-files
 metrics-files: $(STAMP)
 	$(BIN)/python -m wlmap.metrics.shipped deploy
 	mkdir -p deploy/metrics
-	$(BIN)/python -m wlmap.operator.deploy.metrics_rbac deploy/metrics/rbac.yaml
+	$(BIN)/python -c 'import sys; from wlmap.operator.deploy.metrics_rbac import main; main(sys.argv[1:])' \
+		deploy/metrics/rbac.yaml
 
 # The operator image's dependencies, pinned with their hashes for every platform (the
 # Containerfile installs them with --require-hashes); run after changing the dependencies.

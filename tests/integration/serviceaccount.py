@@ -38,14 +38,14 @@ def apply_all(kube: Kube, objects: Iterable[Mapping[str, Any]]) -> None:
         apply(kube, obj)
 
 
-def token(kube: Kube, seconds: int = 3600) -> str:
-    """``kubectl -n wlmap-system create token wlmap-operator``."""
+def token(kube: Kube, seconds: int = 3600, account: str = NAME, namespace: str = NAMESPACE) -> str:
+    """``kubectl -n NAMESPACE create token ACCOUNT`` (the operator's by default)."""
     request = {
         "apiVersion": "authentication.k8s.io/v1",
         "kind": "TokenRequest",
         "spec": {"expirationSeconds": seconds},
     }
-    path = f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts/{NAME}/token"
+    path = f"/api/v1/namespaces/{namespace}/serviceaccounts/{account}/token"
     return str(kube._ok(kube._send("POST", path, json=request))["status"]["token"])
 
 

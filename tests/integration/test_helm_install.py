@@ -4,15 +4,20 @@ on this cluster, so its pod never starts: the same settings run as a local proce
 a JobSet's gang, serving a listed namespace or, under a selector, a namespace the release
 binds (``namespaces.bind``) and a label opts in; either way the service account cannot
 list the pods of the cluster. `helm uninstall` then leaves nothing of the release behind
-but the CRDs, which Helm keeps by design."""
+but the CRDs, which Helm keeps by design. With the exporter on, `wlmap metrics serve` runs
+the same way, with its Deployment's arguments and account, and serves a JobSet."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
@@ -22,8 +27,9 @@ from tests.integration.kube import Kube, load, wait_for
 from tests.integration.load import min_member
 from tests.integration.operator_process import OperatorProcess, refused_lines
 from tests.integration.serviceaccount import kubeconfig, token
-from tests.integration.testcluster import TestCluster
-from wlmap.operator.deploy import rbac
+from tests.integration.testcluster import TestCluster, free_port, terminate
+from wlmap.metrics.checkpoint import CHECKPOINT_NAME
+from wlmap.operator.deploy import metrics_rbac, rbac
 
 KAI = ("scheduling.run.ai/v2alpha2", "PodGroup")
 CRD_API = ("apiextensions.k8s.io/v1", "CustomResourceDefinition")
@@ -44,29 +50,37 @@ def _leftovers(kube: Kube, objects: dict[Any, Any]) -> list[tuple[str, str, str]
     return found
 
 
+# the exporter's release: another namespace than the bundle's, where its Role is
+RELEASE_NAMESPACE = "wlmap-metrics-release"
+
 # a selector no other test's namespace carries: the release serves the test's one only
 SELECTOR = "wlmap.dev/helm-test=true"
 
 
 @contextmanager
 def installed(
-    cluster: TestCluster, kube: Kube, values: dict[str, Any], tmp_path: Path
+    cluster: TestCluster,
+    kube: Kube,
+    values: dict[str, Any],
+    tmp_path: Path,
+    release_namespace: str = rbac.NAMESPACE,
 ) -> Iterator[dict[Any, Any]]:
-    """The chart installed with ``values``; yields the objects of its templates."""
-    objects = template(values, tmp_path, rbac.NAMESPACE)
+    """The chart installed with ``values`` in ``release_namespace``; yields the objects
+    of its templates."""
+    objects = template(values, tmp_path, release_namespace)
     templated = {k: o for k, o in objects.items() if k[0] != "CustomResourceDefinition"}
     # what other tests applied by hand (the bundle's RBAC) would not be Helm's to adopt
     for obj in templated.values():
         kube.delete(obj)
     wait_for(lambda: not _leftovers(kube, templated), "the hand-applied objects gone")
     _helm(
-        cluster, "install", RELEASE, str(CHART), "--namespace", rbac.NAMESPACE,
+        cluster, "install", RELEASE, str(CHART), "--namespace", release_namespace,
         "--create-namespace", "-f", str(values_file(values, tmp_path)),
     )  # fmt: skip
     try:
         yield templated
     finally:
-        run("uninstall", RELEASE, "--namespace", rbac.NAMESPACE,
+        run("uninstall", RELEASE, "--namespace", release_namespace,
             "--kubeconfig", str(cluster.kubeconfig), check=False)  # fmt: skip
 
 
@@ -167,3 +181,95 @@ def _keeps_a_jobsets_gang(
         assert client.get(f"/api/v1/namespaces/{namespace}/pods").status_code == 200
         answer = client.get("/api/v1/pods")
         assert answer.status_code == 403, answer.text
+
+
+def test_the_releases_exporter_serves_a_jobset_with_its_own_account(
+    cluster: TestCluster, kube: Kube, namespace: str, tmp_path: Path
+) -> None:
+    """``exporter.enabled`` (beside the operator's ``metrics.enabled``): `wlmap metrics
+    serve`, run with the installed Deployment's command, arguments and environment as the
+    release's exporter account, serves a JobSet's series with no request refused and
+    keeps its checkpoint in the release's namespace (not the command's default); the
+    Services send the scrape to the ports the containers serve."""
+    port, operator_port = free_port(), free_port()
+    values = {
+        "namespaces": {"list": [namespace]},
+        "exporter": {"enabled": True, "port": port},
+        "metrics": {"enabled": True, "port": operator_port},
+    }
+    with installed(cluster, kube, values, tmp_path, RELEASE_NAMESPACE):
+        exporter = _container(kube, metrics_rbac.NAME)
+        operator = _container(kube, rbac.NAME)
+        assert _served_port(kube, metrics_rbac.NAME, exporter) == port
+        assert _served_port(kube, "wlmap-operator-metrics", operator) == operator_port
+        assert operator["args"] == ["--metrics-port", str(operator_port)]
+
+        (manifest,) = load("jobset/coordinator.yaml")
+        jobset = kube.create(manifest, namespace)
+        pods = jobset_children(kube, jobset)
+        secret = token(kube, account=metrics_rbac.NAME, namespace=RELEASE_NAMESPACE)
+        config = kubeconfig(cluster, secret, tmp_path / "exporter.kubeconfig")
+        log = tmp_path / "exporter.log"
+        wlmap = Path(sys.executable).parent / exporter["command"][0]
+        command = [str(wlmap), "--kubeconfig", str(config), *exporter["command"][1:]]
+        env = {e["name"]: e["value"] for e in exporter.get("env", ())}
+        process = subprocess.Popen(
+            [*command, *exporter["args"]],
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            env=os.environ | env,
+        )
+        try:
+            info = (
+                f'wlmap_workload_info{{namespace="{namespace}",'
+                f'workload="{jobset["metadata"]["name"]}",kind="JobSet"'
+            )
+
+            def served() -> str | None:
+                if process.poll() is not None:
+                    raise AssertionError(f"the exporter exited:\n{log.read_text()[-3000:]}")
+                try:
+                    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2).text
+                except httpx.HTTPError:
+                    return None
+                return text if info in text else None
+
+            text = wait_for(served, "the JobSet's series on the exporter", timeout=90)
+            assert "wlmap_exporter_cache_synced 1" in text
+            desired = [
+                line
+                for line in text.splitlines()
+                if line.startswith("wlmap_workload_component_pods_desired{")
+                and f'workload="{jobset["metadata"]["name"]}"' in line
+            ]
+            assert sum(float(line.rsplit(" ", 1)[1]) for line in desired) == len(pods)
+        finally:
+            terminate(process)
+        output = log.read_text()
+        refused = refused_lines(output)
+        assert not refused, refused[0]
+        # written on stop, in the release's namespace, where its Role lets it write
+        checkpoint = kube.get("v1", "ConfigMap", RELEASE_NAMESPACE, CHECKPOINT_NAME)
+        assert checkpoint is not None, output[-3000:]
+        kube.delete(checkpoint)  # not the release's: Helm would leave it behind
+
+
+def _container(kube: Kube, deployment: str) -> dict[str, Any]:
+    found = kube.get("apps/v1", "Deployment", RELEASE_NAMESPACE, deployment)
+    assert found is not None, deployment
+    (container,) = found["spec"]["template"]["spec"]["containers"]
+    return dict(container)
+
+
+def _served_port(kube: Kube, service: str, container: dict[str, Any]) -> int:
+    """The port a Service sends its `metrics` port to, once checked against the container
+    port it names and the port the container's command listens on."""
+    found = kube.get("v1", "Service", RELEASE_NAMESPACE, service)
+    assert found is not None, service
+    (ports,) = found["spec"]["ports"]
+    assert (ports["name"], ports["targetPort"]) == ("metrics", "metrics")
+    named = {p["name"]: p["containerPort"] for p in container["ports"]}
+    args = list(container.get("args", ()))
+    flag = "--port" if "--port" in args else "--metrics-port"
+    assert int(args[args.index(flag) + 1]) == named["metrics"] == ports["port"]
+    return int(ports["port"])

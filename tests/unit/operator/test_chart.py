@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tests.helm import CHART, Key, key, refusal, run, template, values_file
-from wlmap.operator.deploy import exporter, rbac
+from wlmap.operator.deploy import metrics_rbac, rbac
 from wlmap.operator.deploy.admission import policy_manifests
 from wlmap.operator.deploy.bundle import main
 from wlmap.operator.deploy.chart import render_chart
@@ -158,20 +158,21 @@ def test_metrics_and_the_exporter(tmp_path: Path) -> None:
     operator = rendered[("Deployment", NS, rbac.NAME)]["spec"]["template"]["spec"]
     assert operator["containers"][0]["args"] == ["--metrics-port", "9500"]
     assert rendered[("Service", NS, "wlmap-operator-metrics")]["spec"]["ports"][0]["port"] == 9500
-    for obj in exporter.exporter_manifests(namespaces=["team-a"]):
+    for obj in metrics_rbac.exporter_manifests(namespaces=["team-a"]):
         assert rendered.get(key(obj)) == obj, key(obj)
-    grants = rendered[("ClusterRole", "None", exporter.NAME)]["rules"]
+    grants = rendered[("ClusterRole", "None", metrics_rbac.NAME)]["rules"]
     assert all(set(r["verbs"]) <= {"get", "list", "watch"} for r in grants)
-    (container,) = rendered[("Deployment", NS, exporter.NAME)]["spec"]["template"]["spec"][
+    (container,) = rendered[("Deployment", NS, metrics_rbac.NAME)]["spec"]["template"]["spec"][
         "containers"
     ]
     assert container["command"] == ["wlmap", "metrics", "serve"]
     assert container["args"] == [
-        "--port", "9402", "--team-label", "cost-center", "--namespaces", "team-a",
+        "--port", "9402", "--team-label", "cost-center", "--checkpoint-namespace", NS,
+        "--namespaces", "team-a",
     ]  # fmt: skip
     selected = template({"exporter": {"enabled": True}, "namespaces": {"selector": "team"}},
                         tmp_path, NS)  # fmt: skip
-    (container,) = selected[("Deployment", NS, exporter.NAME)]["spec"]["template"]["spec"][
+    (container,) = selected[("Deployment", NS, metrics_rbac.NAME)]["spec"]["template"]["spec"][
         "containers"
     ]
     assert container["args"][-2:] == ["--namespace-selector", "team"]

@@ -17,7 +17,7 @@ import yaml
 from wlmap.definitions import schema
 from wlmap.operator.core.scope import DEFAULT_NAMESPACE_SELECTOR
 from wlmap.operator.core.settings import SYNC_TARGETS
-from wlmap.operator.deploy import exporter, rbac
+from wlmap.operator.deploy import metrics_rbac, rbac
 from wlmap.operator.deploy.admission import policy_manifests
 from wlmap.operator.deploy.helmtext import Block, conditional_rules, dump, expand, marker
 from wlmap.operator.deploy.served import SERVED_VARIABLE
@@ -120,11 +120,11 @@ def _rbac() -> str:
 
 
 def _exporter_rbac() -> str:
-    objects = exporter.exporter_manifests()
+    objects = metrics_rbac.exporter_manifests()
     texts = []
     for obj in objects:
-        if obj["kind"] == "ClusterRoleBinding" and obj["metadata"]["name"] == exporter.NAME:
-            texts.append(_bindings(objects, exporter.NAME))
+        if obj["kind"] == "ClusterRoleBinding" and obj["metadata"]["name"] == metrics_rbac.NAME:
+            texts.append(_bindings(objects, metrics_rbac.NAME))
         else:
             texts.append(expand(dump(obj), {}))
     return "{{- if .Values.exporter.enabled }}\n" + _documents(texts) + "{{- end }}\n"

@@ -1,28 +1,32 @@
-"""The read-only RBAC of the standalone exporter (``wlmap metrics serve``), generated from
-the same catalog as the operator's: every verb it is granted is a read, except on the one
-ConfigMap where it keeps the GPU-seconds of deleted pods across restarts.
+"""The RBAC of the standalone exporter (``wlmap metrics serve``), generated from the same
+catalog as the operator's: every verb it is granted is a read, but on the one ConfigMap
+where it keeps the GPU-seconds of deleted pods across restarts. The Helm chart's
+``exporter-rbac.yaml`` and ``deploy/metrics/rbac.yaml`` are both written from here.
 
-    python -m wlmap.operator.deploy.metrics_rbac deploy/metrics/rbac.yaml
+    make metrics-files   # deploy/metrics/rbac.yaml; make deploy-manifests for the chart
 
-- ClusterRole ``wlmap-metrics``: the operator's namespaced grants (the workload kinds, the
+- ClusterRole ``wlmap-exporter``: the operator's namespaced grants (the workload kinds, the
   owners between them and pods, pods, referenced objects, DRA claims) cut to get, list and
-  watch, without the gang objects and events, which the exporter does not read; bound
-  cluster-wide (or by a RoleBinding per namespace served with ``--namespaces``).
-- ClusterRole ``wlmap-metrics-cluster``: nodes and namespaces (the node series and the
-  namespaces' team labels), the stored definitions, cluster-scoped references.
-- Role ``wlmap-metrics-checkpoint`` in ``wlmap-system``: its checkpoint ConfigMap.
+  watch, without the gang objects and events, which the exporter neither reads nor writes;
+  bound cluster-wide, or by a RoleBinding in each namespace served (``namespaces``).
+- ClusterRole ``wlmap-exporter-cluster``: nodes and namespaces (the node series and the
+  namespaces' team labels), the stored definitions, cluster-scoped references. Not the
+  CRDs: the exporter finds the kinds through discovery, as the CLI does.
+- Role ``wlmap-exporter-checkpoint`` in the exporter's namespace: create its checkpoint
+  ConfigMap (``create`` cannot be limited to a name), get and update that one only.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
 from wlmap.metrics.checkpoint import CHECKPOINT_NAME
+from wlmap.operator.core.settings import SYNC_TARGETS
 from wlmap.operator.deploy.rbac import (
-    DEFAULT_TARGET,
     LABELS,
     NAMESPACE,
     RBAC_API,
@@ -32,10 +36,20 @@ from wlmap.operator.deploy.rbac import (
 )
 from wlmap.schedulers import PROFILES
 
-__all__ = ["METRICS_NAME", "metrics_manifests", "metrics_rules"]
+__all__ = [
+    "CHECKPOINT_ROLE",
+    "CLUSTER_ROLE",
+    "NAME",
+    "exporter_manifests",
+    "exporter_rules",
+    "main",
+    "render_exporter_rbac",
+]
 
-METRICS_NAME = "wlmap-metrics"
-METRICS_LABELS = {**LABELS, "app.kubernetes.io/name": METRICS_NAME}
+NAME = "wlmap-exporter"
+CLUSTER_ROLE = f"{NAME}-cluster"
+CHECKPOINT_ROLE = f"{NAME}-checkpoint"
+EXPORTER_LABELS = {**LABELS, "app.kubernetes.io/name": NAME}
 
 
 def _read_only(rules: list[dict[str, Any]], left_out: set[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -49,20 +63,32 @@ def _read_only(rules: list[dict[str, Any]], left_out: set[tuple[str, str]]) -> l
     return kept
 
 
-def metrics_rules() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def exporter_rules() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The namespaced and the cluster-scoped rules of the exporter."""
-    gangs = {(k.group, k.plural) for k in PROFILES[DEFAULT_TARGET].kinds}
+    gangs = {(k.group, k.plural) for t in SYNC_TARGETS for k in PROFILES[t].kinds}
     namespaced = _read_only(namespaced_rules(), gangs | {("", "events")})
     cluster = _read_only(cluster_rules(), {("apiextensions.k8s.io", "customresourcedefinitions")})
     cluster.append({"apiGroups": [""], "resources": ["namespaces", "nodes"], "verbs": list(READ)})
     return namespaced, cluster
 
 
+def _checkpoint_rules() -> list[dict[str, Any]]:
+    return [
+        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]},
+        {
+            "apiGroups": [""],
+            "resources": ["configmaps"],
+            "resourceNames": [CHECKPOINT_NAME],
+            "verbs": ["get", "update"],
+        },
+    ]
+
+
 def _meta(name: str, namespace: str | None = None) -> dict[str, Any]:
     return {
         "name": name,
         **({"namespace": namespace} if namespace else {}),
-        "labels": METRICS_LABELS,
+        "labels": EXPORTER_LABELS,
     }
 
 
@@ -72,60 +98,56 @@ def _binding(kind: str, role_kind: str, role: str, namespace: str | None = None)
         "kind": kind,
         "metadata": _meta(role, namespace),
         "roleRef": {"apiGroup": RBAC_API, "kind": role_kind, "name": role},
-        "subjects": [{"kind": "ServiceAccount", "name": METRICS_NAME, "namespace": NAMESPACE}],
+        "subjects": [{"kind": "ServiceAccount", "name": NAME, "namespace": NAMESPACE}],
     }
 
 
-def metrics_manifests() -> list[dict[str, Any]]:
-    """ServiceAccount, roles and bindings of the exporter, serving the whole cluster."""
-    namespaced, cluster = metrics_rules()
-    checkpoint = METRICS_NAME + "-checkpoint"
+def exporter_manifests(namespaces: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """ServiceAccount, roles and bindings of the exporter: reading the workloads of the
+    whole cluster, or (``namespaces`` given) of those namespaces only."""
+    namespaced, cluster = exporter_rules()
     role = f"{RBAC_API}/v1"
+    served = (
+        [_binding("RoleBinding", "ClusterRole", NAME, ns) for ns in sorted(set(namespaces))]
+        if namespaces
+        else [_binding("ClusterRoleBinding", "ClusterRole", NAME)]
+    )
     return [
-        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(METRICS_NAME, NAMESPACE)},
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(NAME, NAMESPACE)},
+        {"apiVersion": role, "kind": "ClusterRole", "metadata": _meta(NAME), "rules": namespaced},
         {
             "apiVersion": role,
             "kind": "ClusterRole",
-            "metadata": _meta(METRICS_NAME),
-            "rules": namespaced,
-        },
-        {
-            "apiVersion": role,
-            "kind": "ClusterRole",
-            "metadata": _meta(METRICS_NAME + "-cluster"),
+            "metadata": _meta(CLUSTER_ROLE),
             "rules": cluster,
         },
         {
             "apiVersion": role,
             "kind": "Role",
-            "metadata": _meta(checkpoint, NAMESPACE),
-            "rules": [
-                # create cannot be limited to a name; get and update are
-                {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]},
-                {
-                    "apiGroups": [""],
-                    "resources": ["configmaps"],
-                    "resourceNames": [CHECKPOINT_NAME],
-                    "verbs": ["get", "update"],
-                },
-            ],
+            "metadata": _meta(CHECKPOINT_ROLE, NAMESPACE),
+            "rules": _checkpoint_rules(),
         },
-        _binding("ClusterRoleBinding", "ClusterRole", METRICS_NAME),
-        _binding("ClusterRoleBinding", "ClusterRole", METRICS_NAME + "-cluster"),
-        _binding("RoleBinding", "Role", checkpoint, NAMESPACE),
+        *served,
+        _binding("ClusterRoleBinding", "ClusterRole", CLUSTER_ROLE),
+        _binding("RoleBinding", "Role", CHECKPOINT_ROLE, NAMESPACE),
     ]
 
 
-def render_metrics_rbac() -> str:
-    """The RBAC file's text."""
+def render_exporter_rbac() -> str:
+    """The text of ``deploy/metrics/rbac.yaml`` (the exporter serving every namespace)."""
     header = (
         "# Generated by `make metrics-files` (wlmap.operator.deploy.metrics_rbac); do not edit.\n"
     )
-    return header + yaml.safe_dump_all(metrics_manifests(), sort_keys=False)
+    return header + yaml.safe_dump_all(exporter_manifests(), sort_keys=False)
+
+
+def main(argv: Sequence[str]) -> None:
+    """Write the RBAC file named by the one argument."""
+    if len(argv) != 1:
+        sys.exit("usage: python -m wlmap.operator.deploy.metrics_rbac FILE")
+    with open(argv[0], "w", encoding="utf-8") as out:
+        out.write(render_exporter_rbac())
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python -m wlmap.operator.deploy.metrics_rbac FILE")
-    with open(sys.argv[1], "w", encoding="utf-8") as out:
-        out.write(render_metrics_rbac())
+    main(sys.argv[1:])

@@ -7,7 +7,7 @@ from wlmap.operator.placing._slice_faults import register_fault_watches
 from wlmap.operator.placing.capacity import CapacityCache
 from wlmap.operator.placing.gating import opted_in, register_webhook
 from wlmap.operator.placing.placement import place
-from wlmap.operator.placing.placement_condition import restate
+from wlmap.operator.placing.placement_condition import restate, waiting_reason
 from wlmap.operator.placing.release import release
 from wlmap.operator.placing.state import PlacingState
 
@@ -20,4 +20,5 @@ __all__ = [
     "register_webhook",
     "release",
     "restate",
+    "waiting_reason",
 ]

@@ -20,7 +20,7 @@ from wlmap.operator.placing.state import PlacingState
 from wlmap.sources.cluster import ApiError
 from wlmap.sources.cluster.connection import MERGE_PATCH
 
-__all__ = ["CONDITION", "forget", "report", "restate"]
+__all__ = ["CONDITION", "forget", "report", "restate", "waiting_reason"]
 
 log = logging.getLogger("wlmap.operator")
 CONDITION = "WlmapPlacement"
@@ -29,6 +29,14 @@ CONDITION = "WlmapPlacement"
 def forget(state: PlacingState, obj: Mapping[str, Any]) -> None:
     """Nothing is to be said again about the workload (it left placement)."""
     state.placement_said.pop(_uid(obj), None)
+
+
+def waiting_reason(state: PlacingState, obj: Mapping[str, Any]) -> str | None:
+    """The reason the placement condition last gave for the workload's waiting
+    (``DoesNotFit``, ``CannotPlan``, ``WaitingForPods``...), None while it is placed or
+    placement has nothing to say about it."""
+    said = state.placement_said.get(_uid(obj))
+    return None if said is None or said[0] else said[1]
 
 
 async def restate(state: PlacingState, obj: Mapping[str, Any]) -> None:

@@ -2,7 +2,8 @@
 what the operator reads anyway, served beside the health endpoint.
 
 A workload's series are replaced each time it is reconciled, from the view and pods that
-reconciliation interpreted, and dropped when it is deleted; a definition that fails to
+reconciliation interpreted (a gang the placement controller holds back waits for the reason
+of its placement condition), and dropped when it is deleted; a definition that fails to
 evaluate is counted. Namespace labels come from the operator's namespace watch; nodes from
 an informer of their own (started only with metrics on; a refused listing leaves the node
 series out). The index is marked synced once the operator's cache has listed pods.
@@ -13,6 +14,7 @@ from the pods in the cluster; the standalone exporter also keeps deleted pods' s
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -79,11 +81,20 @@ class OperatorMetrics:
         pods: tuple[dict[str, Any], ...],
         origin: str,
         failed: bool,
+        waiting_reason: str | None = None,
     ) -> None:
-        """A workload as one reconciliation read it (``view`` None: it did not evaluate)."""
+        """A workload as one reconciliation read it (``view`` None: it did not evaluate);
+        ``waiting_reason``: why the placement controller holds its gangs back, when it
+        does (the reason of its ``WlmapPlacement`` condition), given to each gang that
+        waits in place of the reason its pods give."""
         labels = (obj.get("metadata") or {}).get("labels") or {}
         if view is not None:
-            self.index.set_workload(_uid(obj), view, pods, labels=labels)
+            reasons = None
+            if waiting_reason:
+                # gangs that cannot be worked out have no series
+                with contextlib.suppress(WlmapError):
+                    reasons = {gang.name: waiting_reason for gang in view.gang_groups}
+            self.index.set_workload(_uid(obj), view, pods, labels=labels, reasons=reasons)
         elif failed:
             self.index.set_failed(_uid(obj), obj, origin)
 

@@ -19,7 +19,7 @@ from wlmap.operator.core.reports import log_name, post_event, set_degraded
 from wlmap.operator.core.work import is_mapped, submit
 from wlmap.operator.gangs.reconcile import Interpreted, Outcome, forget, reconcile
 from wlmap.operator.placing.placement import place
-from wlmap.operator.placing.placement_condition import restate
+from wlmap.operator.placing.placement_condition import restate, waiting_reason
 from wlmap.operator.runtime.state import State
 from wlmap.sources.cluster import list_objects
 from wlmap.sources.inventory import controller_reference
@@ -51,6 +51,7 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
         assert state.cluster is not None and state.discovery is not None
         cluster, discovery = state.cluster, state.discovery
         seen: list[Interpreted] = []
+        outcome: Outcome | None = None
         try:
             outcome = await reconcile(
                 cluster,
@@ -66,15 +67,6 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
             )
             if outcome is not None:
                 await _report(state, obj, outcome)
-            if state.metrics is not None and outcome is not None:
-                interpreted = seen[0] if seen else None
-                state.metrics.reconciled(
-                    obj,
-                    interpreted.view if interpreted else None,
-                    interpreted.pods if interpreted else (),
-                    outcome.origin,
-                    failed=outcome.evaluation_failure is not None,
-                )
             _wait_for_references(state, obj, outcome)
             _retry_quarantined(state, obj, outcome)
             if outcome is not None and _clean(outcome):
@@ -82,15 +74,35 @@ def reconcile_step(state: State, obj: Mapping[str, Any]) -> Callable[[], Awaitab
             else:
                 state.read_keys.forget(obj)
         finally:  # gated pods wait for placement, not for the gang objects' writes
-            gated = bool(seen) and any(map(is_gated, seen[0].pods))
-            if gated and await place(state, obj, seen[0].view, seen[0].pods):
-                _place_later(state, obj)
-            else:  # placed, or nothing to place: added devices need not wake it
-                state.device_waits.done(str((obj.get("metadata") or {}).get("uid")))
-                if seen and not gated:
-                    await restate(state, obj)
+            try:
+                gated = bool(seen) and any(map(is_gated, seen[0].pods))
+                if gated and await place(state, obj, seen[0].view, seen[0].pods):
+                    _place_later(state, obj)
+                else:  # placed, or nothing to place: added devices need not wake it
+                    state.device_waits.done(str((obj.get("metadata") or {}).get("uid")))
+                    if seen and not gated:
+                        await restate(state, obj)
+            finally:  # after placement: its word on a waiting gang is the metrics' reason
+                _feed_metrics(state, obj, outcome, seen)
 
     return step
+
+
+def _feed_metrics(
+    state: State, obj: Mapping[str, Any], outcome: Outcome | None, seen: list[Interpreted]
+) -> None:
+    """Replace the workload's series with what this reconciliation interpreted."""
+    if state.metrics is None or outcome is None:
+        return
+    interpreted = seen[0] if seen else None
+    state.metrics.reconciled(
+        obj,
+        interpreted.view if interpreted else None,
+        interpreted.pods if interpreted else (),
+        outcome.origin,
+        failed=outcome.evaluation_failure is not None,
+        waiting_reason=waiting_reason(state, obj),
+    )
 
 
 def _clean(outcome: Outcome) -> bool:
