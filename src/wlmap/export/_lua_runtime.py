@@ -9,6 +9,9 @@ each status rule, where it means "does not hold", as it does in wlmap.
 
 from __future__ import annotations
 
+import re
+from functools import cache
+
 # jq null is NULL inside streams (Lua tables cannot hold nil); fields that are absent or
 # null in the object read as NULL. A table with t[1] (or no key) is an array.
 RUNTIME = r"""
@@ -218,6 +221,21 @@ local function INDEX(t, k, opt)
         end
       end
     end
+    return out
+  end
+end
+-- .a.b.c of the input, and .k of a filter's outputs
+local function P(...)
+  local path = {...}
+  return function(x)
+    for i = 1, #path do x = idx(x, path[i]) end
+    return {x}
+  end
+end
+local function F(t, k)
+  return function(x, v)
+    local out = {}
+    for _, a in ipairs(t(x, v)) do out[#out + 1] = idx(a, k) end
     return out
   end
 end
@@ -486,3 +504,37 @@ local BUILTIN2 = {
 
 # The built-ins whose Lua needs the string library (and so useOpenLibs).
 NEEDS_STRING = frozenset({"ascii_downcase", "ascii_upcase", "startswith", "endswith", "ltrimstr", "rtrimstr"})
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DEFINED = re.compile(r"local (?:function )?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@cache
+def _chunks() -> tuple[tuple[str, str], ...]:
+    """The runtime's top-level definitions in order: (name, compacted text)."""
+    chunks: list[tuple[str, list[str]]] = []
+    for line in RUNTIME.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("--"):
+            continue
+        defined = _DEFINED.match(line)
+        if defined and line.startswith("local "):
+            chunks.append((defined.group(1), [stripped]))
+        else:
+            chunks[-1][1].append(stripped)
+    return tuple((name, "\n".join(lines)) for name, lines in chunks)
+
+
+def runtime_for(code: str) -> str:
+    """The runtime's definitions that ``code`` uses, with those they use, in order."""
+    chunks = dict(_chunks())
+    wanted: set[str] = set()
+    pending = [n for n in set(_NAME.findall(code)) if n in chunks]
+    while pending:
+        name = pending.pop()
+        if name in wanted:
+            continue
+        wanted.add(name)
+        pending.extend(n for n in set(_NAME.findall(chunks[name])) if n in chunks)
+    return "\n".join(text for name, text in _chunks() if name in wanted)

@@ -15,7 +15,7 @@ from typing import Any
 
 from wlmap.definitions import Definition
 from wlmap.definitions.status import GenericStatus, StatusMatcher
-from wlmap.export._lua_runtime import RUNTIME
+from wlmap.export._lua_runtime import runtime_for
 from wlmap.export.lua import NotTranslatable, lua_string, translate
 
 __all__ = [
@@ -143,9 +143,8 @@ def _script(group: str, kind: str, definitions: list[Definition]) -> HealthScrip
         f"-- from {', '.join(d.name for d in definitions)}; do not edit.",
     ]
     header += [f"-- left out (does not translate): {r.field}: {r.reason}" for r in refusals]
-    script = "\n".join(
-        [*header, _compact(RUNTIME), "local DEFS = {}", *tables, _compact(_EVALUATE)]
-    )
+    body = ["local DEFS = {}", *tables, _compact(_EVALUATE)]
+    script = "\n".join([*header, runtime_for("\n".join(body)), *body])
     return HealthScript(
         group,
         kind,

@@ -47,7 +47,8 @@ class NotTranslatable(Exception):
     """A construct outside what the translator turns into bounded Lua."""
 
     def __init__(self, construct: str, expression: str) -> None:
-        super().__init__(f"cannot translate {construct} in {expression!r}")
+        shown = " ".join(expression.split())
+        super().__init__(f"cannot translate {construct} in {shown!r}")
         self.construct = construct
         self.expression = expression
 
@@ -75,6 +76,11 @@ class _Translator:
         if isinstance(n, s.Literal):
             return f"K({lua_value(n.value)})"
         if isinstance(n, s.Index):
+            path = _field_path(n)
+            if path is not None:
+                return "P(" + ", ".join(lua_string(k) for k in path) + ")"
+            if isinstance(n.key, s.Literal) and isinstance(n.key.value, str) and not n.optional:
+                return f"F({self.node(n.target)}, {lua_string(n.key.value)})"
             return f"INDEX({self.node(n.target)}, {self.node(n.key)}, {_flag(n.optional)})"
         if isinstance(n, s.Iterate):
             return f"ITER({self.node(n.target)}, {_flag(n.optional)})"
@@ -206,6 +212,17 @@ def lua_value(value: object) -> str:
     if isinstance(value, int | float):
         return json.dumps(value)
     raise ExpressionError(f"unexpected constant {value!r}")
+
+
+def _field_path(n: s.Node) -> list[str] | None:
+    """The keys of ``.a.b.c`` (plain fields from the input, none optional), else None."""
+    keys: list[str] = []
+    while isinstance(n, s.Index):
+        if n.optional or not isinstance(n.key, s.Literal) or not isinstance(n.key.value, str):
+            return None
+        keys.append(n.key.value)
+        n = n.target
+    return list(reversed(keys)) if isinstance(n, s.Identity) and keys else None
 
 
 def _flag(value: bool) -> str:
