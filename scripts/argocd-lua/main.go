@@ -1,9 +1,10 @@
 // Command argocd-lua runs Argo CD resource health scripts the way Argo CD's controller
 // does (util/lua: runLua and ExecuteHealthLua), for wlmap's export tests.
 //
-// It reads JSON lines on stdin, {"script": S, "useOpenLibs": B, "obj": O}, and writes one
-// JSON line per input, {"status": ..., "message": ...} or {"error": ...}. A script is
-// compiled once and run on a new state for each object, as Argo CD runs it.
+// It reads JSON lines on stdin, {"name": N, "script": S, "useOpenLibs": B, "obj": O}, and
+// writes one JSON line per input, {"status": ..., "message": ...} or {"error": ...}. A
+// script is compiled once and kept, with its useOpenLibs, under its name (a later line may
+// give the name alone), and run on a new state for each object, as Argo CD runs it.
 //
 // The state is Argo CD's: without useOpenLibs only the package, base and table libraries
 // and a safe os library (time and date functions only) are open; os is also preloaded for
@@ -34,6 +35,7 @@ var validStatus = map[string]bool{
 }
 
 type request struct {
+	Name        string          `json:"name"`
 	Script      string          `json:"script"`
 	UseOpenLibs bool            `json:"useOpenLibs"`
 	Obj         json.RawMessage `json:"obj"`
@@ -45,8 +47,14 @@ type response struct {
 	Error   string `json:"error,omitempty"`
 }
 
+// script is a compiled health script and its resource.customizations.useOpenLibs entry.
+type script struct {
+	proto       *lua.FunctionProto
+	useOpenLibs bool
+}
+
 func main() {
-	compiled := map[string]*lua.FunctionProto{}
+	compiled := map[string]script{}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
 	encoder := json.NewEncoder(out)
@@ -62,22 +70,25 @@ func main() {
 	}
 }
 
-func run(compiled map[string]*lua.FunctionProto, line []byte) response {
+func run(compiled map[string]script, line []byte) response {
 	var req request
 	if err := json.Unmarshal(line, &req); err != nil {
 		return response{Error: "bad request: " + err.Error()}
 	}
-	proto, ok := compiled[req.Script]
-	if !ok {
+	found, ok := compiled[req.Name]
+	if req.Script != "" {
 		chunk, err := parse.Parse(bytes.NewReader([]byte(req.Script)), "<health.lua>")
 		if err != nil {
 			return response{Error: err.Error()}
 		}
-		proto, err = lua.Compile(chunk, "<health.lua>")
+		proto, err := lua.Compile(chunk, "<health.lua>")
 		if err != nil {
 			return response{Error: err.Error()}
 		}
-		compiled[req.Script] = proto
+		found = script{proto, req.UseOpenLibs}
+		compiled[req.Name] = found
+	} else if !ok {
+		return response{Error: "no script named " + req.Name}
 	}
 	decoder := json.NewDecoder(bytes.NewReader(req.Obj))
 	decoder.UseNumber()
@@ -85,7 +96,7 @@ func run(compiled map[string]*lua.FunctionProto, line []byte) response {
 	if err := decoder.Decode(&obj); err != nil {
 		return response{Error: "bad object: " + err.Error()}
 	}
-	return health(proto, req.UseOpenLibs, obj)
+	return health(found.proto, found.useOpenLibs, obj)
 }
 
 // health is ExecuteHealthLua: run the script, read the value it returned.
