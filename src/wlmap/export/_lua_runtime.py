@@ -437,6 +437,114 @@ local function fold(x, pick)
   end
   return best
 end
+-- test(re) as the Lua patterns of the regex (wlmap.export._regex): any of them matches
+local function TEST(patterns)
+  return function(x)
+    need(x, "string", "test")
+    for _, p in ipairs(patterns) do
+      if string.find(x, p) ~= nil then return {true} end
+    end
+    return {false}
+  end
+end
+local function utf8char(cp)
+  if cp < 128 then return string.char(cp) end
+  if cp < 2048 then return string.char(192 + math.floor(cp / 64), 128 + cp % 64) end
+  return string.char(224 + math.floor(cp / 4096), 128 + math.floor(cp / 64) % 64, 128 + cp % 64)
+end
+local JSON_ESCAPES = {['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", f = "\f", n = "\n", r = "\r", t = "\t"}
+-- fromjson: each step moves on in the text, and nesting is limited
+local function fromjson(s)
+  need(s, "string", "fromjson")
+  local pos, depth = 1, 0
+  local function ws() pos = string.find(s, "[^ \t\r\n]", pos) or (#s + 1) end
+  local function at() return string.sub(s, pos, pos) end
+  local function str()
+    local out, i = {}, pos + 1
+    while true do
+      local j = string.find(s, '["\\]', i)
+      if j == nil then fail("unfinished JSON string") end
+      out[#out + 1] = string.sub(s, i, j - 1)
+      if string.sub(s, j, j) == '"' then
+        pos = j + 1
+        return table.concat(out)
+      end
+      local e = string.sub(s, j + 1, j + 1)
+      if JSON_ESCAPES[e] then
+        out[#out + 1] = JSON_ESCAPES[e]
+        i = j + 2
+      elseif e == "u" then
+        local cp = tonumber(string.sub(s, j + 2, j + 5), 16)
+        if cp == nil then fail("bad \\u escape in JSON") end
+        out[#out + 1] = utf8char(cp)
+        i = j + 6
+      else
+        fail("bad escape in JSON")
+      end
+    end
+  end
+  local value
+  local function items(close, add)
+    depth = depth + 1
+    if depth > 64 then fail("JSON nested too deeply") end
+    pos = pos + 1
+    ws()
+    if at() == close then
+      pos = pos + 1
+      depth = depth - 1
+      return
+    end
+    while true do
+      add()
+      ws()
+      local d = at()
+      pos = pos + 1
+      if d == close then
+        depth = depth - 1
+        return
+      end
+      if d ~= "," then fail("expected ',' in JSON") end
+    end
+  end
+  value = function()
+    ws()
+    local c = at()
+    if c == "{" then
+      local o = {}
+      items("}", function()
+        ws()
+        if at() ~= '"' then fail("expected a key in JSON") end
+        local k = str()
+        ws()
+        if at() ~= ":" then fail("expected ':' in JSON") end
+        pos = pos + 1
+        local v = value()
+        if v ~= NULL then o[k] = v end
+      end)
+      return o
+    end
+    if c == "[" then
+      local a = {}
+      items("]", function() a[#a + 1] = value() end)
+      return a
+    end
+    if c == '"' then return str() end
+    for word, v in pairs({["true"] = true, ["false"] = false, null = NULL}) do
+      if string.sub(s, pos, pos + #word - 1) == word then
+        pos = pos + #word
+        return v
+      end
+    end
+    local num = string.match(s, "^-?%d+%.?%d*[eE]?[-+]?%d*", pos)
+    if num == nil or tonumber(num) == nil then fail("not JSON at " .. pos) end
+    pos = pos + #num
+    return tonumber(num)
+  end
+  local result = value()
+  ws()
+  if pos <= #s then fail("text after JSON at " .. pos) end
+  return result
+end
 local BUILTIN = {
   ["not"] = function(x) return not truthy(x) end,
   length = len,
@@ -461,6 +569,7 @@ local BUILTIN = {
   end,
   ascii_downcase = function(x) return string.lower(need(x, "string", "ascii_downcase")) end,
   ascii_upcase = function(x) return string.upper(need(x, "string", "ascii_upcase")) end,
+  fromjson = fromjson,
   first = function(x) return idx(x, 0) end,
   last = function(x) return idx(x, -1) end,
 }
@@ -503,7 +612,18 @@ local BUILTIN2 = {
 """
 
 # The built-ins whose Lua needs the string library (and so useOpenLibs).
-NEEDS_STRING = frozenset({"ascii_downcase", "ascii_upcase", "startswith", "endswith", "ltrimstr", "rtrimstr"})
+NEEDS_STRING = frozenset(
+    {
+        "ascii_downcase",
+        "ascii_upcase",
+        "startswith",
+        "endswith",
+        "ltrimstr",
+        "rtrimstr",
+        "fromjson",
+        "test",
+    }
+)
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from wlmap.errors import ExpressionError
 from wlmap.export._lua_runtime import NEEDS_STRING
+from wlmap.export._regex import RegexNotTranslatable, lua_patterns
 from wlmap.jq import parse
 from wlmap.jq import syntax as s
 
@@ -37,6 +38,7 @@ _BUILTIN1 = frozenset(
         "ascii_upcase",
         "first",
         "last",
+        "fromjson",
     }
 )
 _BUILTIN2 = frozenset({"has", "join", "startswith", "endswith", "ltrimstr", "rtrimstr"})
@@ -169,9 +171,21 @@ class _Translator:
             return f"MAP({self.node(args[0])})"
         if name == "first" and len(args) == 1:
             return f"FIRST({self.node(args[0])})"
+        if name == "test" and len(args) == 1:
+            return self.test(args[0])
         if name == "error" and len(args) <= 1:
             return "ERROR(nil)" if not args else f"ERROR({self.node(args[0])})"
         raise self.refuse(f"{name}/{len(args)}")
+
+
+    def test(self, regex: s.Node) -> str:
+        if not isinstance(regex, s.Literal) or not isinstance(regex.value, str):
+            raise self.refuse("test/1 with a regular expression computed at run time")
+        try:
+            patterns = lua_patterns(regex.value)
+        except RegexNotTranslatable as exc:
+            raise self.refuse(f"test/1 of {regex.value!r} ({exc})") from None
+        return "TEST({" + ", ".join(lua_string(p) for p in patterns) + "})"
 
 
 def translate(expression: str) -> LuaFilter:
