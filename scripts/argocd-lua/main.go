@@ -139,6 +139,9 @@ func health(proto *lua.FunctionProto, useOpenLibs bool, obj any) response {
 // status and message must be strings when present.
 func readStatus(table *lua.LTable) response {
 	var result response
+	if key, _ := table.Next(lua.LNil); key == lua.LNil {
+		return result // an empty table encodes as [], which Argo CD reads as no health
+	}
 	for _, field := range []struct {
 		name string
 		into *string
@@ -187,9 +190,9 @@ func decodeValue(l *lua.LState, value any) lua.LValue {
 	return lua.LNil
 }
 
-// The safe os library: the time functions of gopher-lua's os library, nothing that
-// touches files, processes or the environment.
-var safeOsNames = []string{"clock", "date", "difftime", "time"}
+// The safe os library: Argo CD's offers os.time and os.date only (oslib_safe.go), nothing
+// that touches files, processes or the environment.
+var safeOsNames = []string{"date", "time"}
 
 func safeOsTable(l *lua.LState) *lua.LTable {
 	l.Push(l.NewFunction(lua.OpenOs))

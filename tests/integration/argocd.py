@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from wlmap.export import HealthScript
 from tests.integration.testcluster import REPO
+from wlmap.export import HealthScript
 
 ARGOCD_LUA_SCRIPT = REPO / "scripts" / "build-argocd-lua.sh"
 WHAT = "the Argo CD health-script runner"
