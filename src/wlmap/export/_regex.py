@@ -31,11 +31,7 @@ def lua_patterns(regex: str) -> tuple[str, ...]:
     alternatives, end = _alternatives(regex, 0)
     if end != len(regex):
         raise RegexNotTranslatable(f"unbalanced ')' at {end}")
-    patterns = []
-    for parts in alternatives:
-        text = "".join(parts)
-        patterns.append(text)
-    return tuple(dict.fromkeys(patterns))
+    return tuple(dict.fromkeys("".join(parts) for parts in alternatives))
 
 
 def _alternatives(regex: str, i: int) -> tuple[list[list[str]], int]:
@@ -61,14 +57,14 @@ def _alternatives(regex: str, i: int) -> tuple[list[list[str]], int]:
             current = [c + x for c in current for x in inner]
         else:
             item, i = _item(regex, i)
-            current = [c + [item] for c in current]
+            current = [[*c, item] for c in current]
         if len(current) + len(found) > _MAX_PATTERNS:
             raise RegexNotTranslatable(f"more than {_MAX_PATTERNS} alternatives")
     found.extend(current)
     return found, i
 
 
-def _item(regex: str, i: int) -> tuple[str, int]:  # noqa: C901 - one case per token
+def _item(regex: str, i: int) -> tuple[str, int]:
     char = regex[i]
     if char == "^":
         if i != 0:

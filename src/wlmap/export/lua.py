@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from wlmap.errors import ExpressionError
 from wlmap.export._lua_runtime import NEEDS_STRING
 from wlmap.export._regex import RegexNotTranslatable, lua_patterns
 from wlmap.jq import parse
@@ -72,7 +71,7 @@ class _Translator:
     def refuse(self, construct: str) -> NotTranslatable:
         return NotTranslatable(construct, self.text)
 
-    def node(self, n: s.Node) -> str:  # noqa: C901, PLR0911, PLR0912 - one case per construct
+    def node(self, n: s.Node) -> str:
         if isinstance(n, s.Identity):
             return "ID"
         if isinstance(n, s.Literal):
@@ -109,9 +108,7 @@ class _Translator:
         if isinstance(n, s.ArrayCons):
             return "K({})" if n.body is None else f"ARRAY({self.node(n.body)})"
         if isinstance(n, s.ObjectCons):
-            entries = ", ".join(
-                f"{{{self.node(e.key)}, {self.node(e.value)}}}" for e in n.entries
-            )
+            entries = ", ".join(f"{{{self.node(e.key)}, {self.node(e.value)}}}" for e in n.entries)
             return f"OBJECT({{{entries}}})"
         if isinstance(n, s.Var):
             if n.name not in self.bound:
@@ -149,7 +146,7 @@ class _Translator:
         name = n.patterns[0].name
         return f"BIND({self.node(n.source)}, {lua_string(name)}, {self.scoped(name, n.body)})"
 
-    def call(self, n: s.Call) -> str:  # noqa: PLR0911 - one case per built-in
+    def call(self, n: s.Call) -> str:
         name, args = n.name, n.args
         if not args and name in _CONSTANTS:
             return _CONSTANTS[name]
@@ -161,9 +158,9 @@ class _Translator:
             return f"MAP2(BUILTIN2[{lua_string(name)}], {self.node(args[0])})"
         if name == "select" and len(args) == 1:
             return f"SELECT({self.node(args[0])})"
-        if name in ("any", "all") and len(args) <= 2:  # noqa: PLR2004 - any/0, any/1, any/2
+        if name in ("any", "all") and len(args) <= 2:
             every = _flag(name == "all")
-            if len(args) == 2:  # noqa: PLR2004
+            if len(args) == 2:
                 return f"ANY({self.node(args[0])}, {self.node(args[1])}, {every})"
             cond = "ID" if not args else self.node(args[0])
             return f"ANY(ITER(ID, false), {cond}, {every})"
@@ -176,7 +173,6 @@ class _Translator:
         if name == "error" and len(args) <= 1:
             return "ERROR(nil)" if not args else f"ERROR({self.node(args[0])})"
         raise self.refuse(f"{name}/{len(args)}")
-
 
     def test(self, regex: s.Node) -> str:
         if not isinstance(regex, s.Literal) or not isinstance(regex.value, str):
@@ -206,7 +202,7 @@ def lua_string(text: str) -> str:
     out = []
     for byte in text.encode("utf-8"):
         char = chr(byte)
-        if char in '"\\' or byte < 0x20 or byte > 0x7E:  # noqa: PLR2004 - printable ASCII
+        if char in '"\\' or byte < 0x20 or byte > 0x7E:
             out.append(f"\\{byte:03d}")
         else:
             out.append(char)
@@ -225,7 +221,7 @@ def lua_value(value: object) -> str:
         return lua_string(value)
     if isinstance(value, int | float):
         return json.dumps(value)
-    raise ExpressionError(f"unexpected constant {value!r}")
+    raise TypeError(f"a jq constant is a JSON scalar, not {value!r}")
 
 
 def _field_path(n: s.Node) -> list[str] | None:

@@ -13,7 +13,7 @@ from wlmap.definitions import Definition
 
 
 @command("export", short_help="Export definitions to another tool's files (argocd).")
-@click.argument("target", type=click.Choice(["argocd"]))
+@click.argument("target", metavar="TARGET", type=click.Choice(["argocd"]))
 @click.argument("types", nargs=-1, metavar="[DEF]...")
 @click.option(
     "-d",
