@@ -5,8 +5,9 @@ returns the list of its outputs, built from the combinators of
 :mod:`wlmap.export._lua_runtime`. jq's own rules give nil safety (``.a`` of null is null;
 ``.a[]?`` of null is nothing), and the loops walk only the object's tables or finite
 streams: recursion (``def``, ``recurse``, ``..``), ``while``/``until``/``range``/``limit``
-and other unbounded constructs are refused, as is anything else outside the supported
-set, with the construct named. One translator serves every export target.
+and other unbounded constructs are refused, as are the shapes whose cost grows faster than
+the object (``wlmap.jq.cost``: fan-out along a pipeline, self-doubling) and anything else
+outside the supported set, with the construct named. One translator serves every export target.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from wlmap.export._lua_runtime import NEEDS_STRING
 from wlmap.export._regex import RegexNotTranslatable, lua_patterns
 from wlmap.jq import parse
 from wlmap.jq import syntax as s
+from wlmap.jq.cost import costly_constructs
 
 __all__ = ["LuaFilter", "NotTranslatable", "lua_string", "translate"]
 
@@ -192,6 +194,9 @@ def translate(expression: str) -> LuaFilter:
         ExpressionError: the expression does not parse.
     """
     tree = parse(expression)
+    costly = costly_constructs(tree)
+    if costly:  # finite, but a fan-out or doubling would spend Argo CD's second on one object
+        raise NotTranslatable(f"a construct of super-linear cost ({costly[0]})", expression)
     translator = _Translator(expression)
     code = translator.node(tree)
     return LuaFilter(code, translator.needs_string)

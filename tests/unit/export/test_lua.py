@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.hostile import HOSTILE
 from wlmap.catalog import builtin_definitions
 from wlmap.export import NotTranslatable, health_scripts, translate
 from wlmap.export._regex import RegexNotTranslatable, lua_patterns
@@ -25,6 +26,12 @@ REFUSED = [
     ('.a | test("x"; "i")', "test/2"),
     ("label $out | 1", "label/break"),
 ]
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_expressions_are_refused(name: str) -> None:
+    with pytest.raises(NotTranslatable):
+        translate(HOSTILE[name])
 
 
 @pytest.mark.parametrize(("expression", "construct"), REFUSED)
