@@ -78,6 +78,11 @@ COMMANDS: dict[str, Declared] = {
         "web",
         "Serve a read-only web page of the workloads, cluster and simulations in files.",
     ),
+    "export": Declared(
+        "wlmap.cli.commands.export",
+        "export",
+        "Export definitions to another tool's files (argocd).",
+    ),
     "test": Declared("wlmap.cli.commands.testing", "test", "Run definition test cases."),
     "completion": Declared(
         "wlmap.cli.commands.completion",
