@@ -70,7 +70,8 @@ def make_pods(
 def remove_pods(client: Callable[[], httpx.Client], namespace: str) -> None:
     """Every pod of the namespace gone (none is bound to a node: they go at once)."""
     with client() as connection:
-        connection.delete(f"/api/v1/namespaces/{namespace}/pods").raise_for_status()
+        # one call deletes thousands of pods: on a loaded machine it takes longer than a read
+        connection.delete(f"/api/v1/namespaces/{namespace}/pods", timeout=180).raise_for_status()
         wait_for(
             lambda: (
                 not connection.get(
