@@ -115,3 +115,35 @@ def test_a_pod_becoming_ready_and_a_deletion_reach_the_open_page(
         )
         assert page.evaluate("() => window.notReloaded") is True
         assert page.errors == []
+
+
+def test_in_the_browser_a_token_sees_only_its_own_namespace_change(
+    cluster: TestCluster, kube: Kube, namespace: str, browser: Any
+) -> None:
+    other = kube.namespace(f"{namespace[:40]}-other")
+    jobset(kube, namespace, "mine")
+    token = reader(kube, namespace, "viewer", [JOBSETS])
+    with web_server(cluster, auth=True) as url:
+        context = browser.new_context(extra_http_headers={"Authorization": f"Bearer {token}"})
+        try:
+            opened = context.new_page()
+            shown(opened, f"{url}#/workloads")
+            opened.wait_for_function("() => document.body.dataset.live === 'open'")
+            listed = opened.eval_on_selector_all(
+                "tbody tr[data-key]", "rows => rows.map(r => r.cells[1].textContent)"
+            )
+            assert set(listed) <= {namespace} and listed, listed  # only the namespace it may list
+            jobset(kube, other, "hidden")
+            jobset(kube, namespace, "arrived")
+            opened.wait_for_function(
+                """() => [...document.querySelectorAll('tbody tr[data-key] a')]
+                    .some(a => a.textContent === 'arrived')""",
+                timeout=2000,
+            )
+            opened.wait_for_timeout(500)  # "hidden" came first: it would be drawn by now
+            names_shown = opened.eval_on_selector_all(
+                "tbody tr[data-key] a", "links => links.map(a => a.textContent)"
+            )
+            assert "hidden" not in names_shown and "mine" in names_shown, names_shown
+        finally:
+            context.close()

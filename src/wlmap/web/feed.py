@@ -12,6 +12,7 @@ documents: nothing is listed per view, and a change costs the workloads it touch
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import threading
 from collections.abc import Callable
@@ -74,7 +75,8 @@ class WorkloadFeed:
             if resource is not None and (group, kind) not in self._workload_types:
                 watched.append(resource)
         self.cache = ClusterCache(connected.cluster, discovery, watched, listener=self._changed)
-        self._keys: dict[str, int] = {}  # uid -> the page's key, never reused
+        self._keys: dict[str, int] = {}  # uid -> the page's key
+        self._next_key = itertools.count()  # a deleted workload's key is never reused
         self._shown: dict[int, Shown] = {}
         self._lock = threading.Lock()  # the server's threads read what the loop writes
         self._marked: dict[str, dict[str, Any]] = {}
@@ -104,7 +106,7 @@ class WorkloadFeed:
         self._wake.set()
 
     def _drop(self, uid: str) -> None:
-        key = self._keys.get(uid)
+        key = self._keys.pop(uid, None)
         with self._lock:
             gone = key is not None and self._shown.pop(key, None) is not None
         if gone:
@@ -136,7 +138,9 @@ class WorkloadFeed:
         except WlmapError as exc:
             log.warning("%s %s: %s", current.get("kind"), uid, exc)
             return
-        key = self._keys.setdefault(uid, len(self._keys))
+        key = self._keys.get(uid)
+        if key is None:
+            key = self._keys[uid] = next(self._next_key)
         origin = snapshot.manifests[0].origin
         group, kind, namespace = type_key(current)
         row = workload_row(view, current, origin, key)
