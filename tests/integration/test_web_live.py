@@ -34,7 +34,7 @@ def test_each_service_account_sees_only_the_namespaces_it_may_list(
     jobset(kube, namespace, "alpha")
     jobset(kube, other, "beta")
     first = reader(kube, namespace, "first", [JOBSETS])
-    second = reader(kube, other, "second", [JOBSETS])
+    second = reader(kube, other, "second", [JOBSETS, ("", "pods")])
     pods_only = reader(kube, namespace, "pods-only", [("", "pods")])
     ours = (namespace, other)
     with web_server(cluster, auth=True) as url:
@@ -51,8 +51,11 @@ def test_each_service_account_sees_only_the_namespaces_it_may_list(
 
         rows = json.loads(get(f"{url}api/workloads", second).text)["items"]
         beta = next(r["key"] for r in rows if r["name"] == "beta" and r["namespace"] == other)
-        assert get(f"{url}api/workload/{beta}", second).status_code == 200
+        assert json.loads(get(f"{url}api/workload/{beta}", second).text)["pods"] == []
         assert get(f"{url}api/workload/{beta}", first).status_code == 404
+        rows = json.loads(get(f"{url}api/workloads", first).text)["items"]
+        alpha = next(r["key"] for r in rows if r["name"] == "alpha")
+        assert json.loads(get(f"{url}api/workload/{alpha}", first).text)["pods"] is None
         assert get(f"{url}api/waiting", first).status_code == 200
         cluster_page = json.loads(get(f"{url}api/cluster", first).text)
         assert cluster_page["domains"] == [], cluster_page

@@ -2,7 +2,8 @@
 
 Without a guard everything is shown (a page on a workstation, read with the reader's own
 kubeconfig). With one, a workload is kept when its user may list its kind in its
-namespace; the Cluster page needs nodes and pods listable cluster-wide; anything that
+namespace, and its pods when pods may be listed there too; the Cluster page needs nodes
+and pods listable cluster-wide; anything that
 does not say its kind and namespace is left out rather than shown.
 """
 
@@ -35,9 +36,16 @@ class Visible:
         namespace = document.get("namespace")
         return self.guard.may_list(self.user, group, str(document["kind"]), namespace)
 
-    def workload(self, document: Mapping[str, Any]) -> bool:
-        """Whether a Workload page may be shown (else: as if it did not exist)."""
-        return self.may_see(document)
+    def workload(self, document: dict[str, Any]) -> dict[str, Any] | None:
+        """A Workload page as this request may see it: None when its kind may not be
+        listed there (as if it did not exist), without its pods when pods may not be."""
+        if not self.may_see(document):
+            return None
+        if self.guard is None or self.user is None:
+            return document
+        if self.guard.may_list(self.user, "", "Pod", document.get("namespace")):
+            return document
+        return {**document, "pods": None, "unclaimedPods": []}
 
     def page(self, path: str, document: dict[str, Any]) -> dict[str, Any]:
         """A page's document as this request may see it."""

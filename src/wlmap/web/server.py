@@ -141,8 +141,9 @@ def make_handler(source: Source, guard: Guard | None = None) -> type[BaseHTTPReq
                 return HTTPStatus.OK, "application/json", _json(visible.page(path, api[path]()))
             matched = WORKLOAD.match(path)
             if matched:
-                document = source.workload(int(matched.group(1)))
-                if document is not None and visible.workload(document):
+                found = source.workload(int(matched.group(1)))
+                document = visible.workload(found) if found is not None else None
+                if document is not None:
                     return HTTPStatus.OK, "application/json", _json(document)
                 return (
                     HTTPStatus.NOT_FOUND,
