@@ -120,6 +120,33 @@ def test_a_pod_becoming_ready_and_a_deletion_reach_the_open_page(
         assert page.errors == []
 
 
+def test_the_workload_page_follows_its_pods_and_its_deletion(
+    cluster: TestCluster, kube: Kube, namespace: str, page: Any
+) -> None:
+    created = jobset(kube, namespace, "followed")
+    pods = jobset_children(kube, created)
+    slow = next(p for p in pods if p["metadata"]["name"].endswith("-workers-0-3"))
+    with web_server(cluster, auth=False) as url:
+        rows = json.loads(get(f"{url}api/workloads").text)["items"]
+        key = next(r["key"] for r in rows if r["name"] == "followed")
+        shown(page, f"{url}#/workload/{key}")
+        page.wait_for_function("() => document.body.dataset.live === 'open'")
+        ready = f"""() => [...document.querySelectorAll('table.pods tr')]
+            .find(r => r.cells[0].textContent === '{slow["metadata"]["name"]}')?.cells[4].textContent"""
+        assert page.evaluate(ready) == "yes"
+        page.evaluate("() => { window.notReloaded = true; }")
+
+        kube.set_status(slow, {"conditions": [{"type": "Ready", "status": "False"}]})
+        page.wait_for_function(f"() => ({ready})() === 'no'", timeout=2000)
+        kube.delete(created)
+        page.wait_for_function(
+            "() => document.getElementById('problems').textContent.includes('was deleted')",
+            timeout=2000,
+        )
+        assert page.evaluate("() => window.notReloaded") is True
+        assert page.errors == []
+
+
 def test_in_the_browser_a_token_sees_only_its_own_namespace_change(
     cluster: TestCluster, kube: Kube, namespace: str, browser: Any
 ) -> None:
