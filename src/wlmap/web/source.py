@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from wlmap.errors import WlmapError
+from wlmap.web.documents import counts, workload_detail, workload_row
 
 if TYPE_CHECKING:
     from wlmap.app.workloads import Reading
@@ -107,38 +108,21 @@ class FileSource:
         return self._once("workloads", self._workloads)  # type: ignore[no-any-return]  # cached document
 
     def _workloads(self) -> dict[str, Any]:
-        from wlmap.views.listing import Listed  # noqa: PLC0415 - the rows `get` lists
-
         _, read, problems = self._read()
-        rows = []
-        for key, found in enumerate(read.found if read else []):
-            if not found.top_level:
-                continue
-            row = Listed.of(found.view, found.manifest.obj, found.origin, True).to_dict()
-            row["key"] = key
-            row["gangs"] = [
-                {"name": g.name, "minMember": g.min_member} for g in found.view.gang_groups
-            ]
-            row["labels"] = (found.manifest.obj.get("metadata") or {}).get("labels") or {}
-            rows.append(row)
+        rows = [
+            workload_row(found.view, found.manifest.obj, found.origin, key)
+            for key, found in enumerate(read.found if read else [])
+            if found.top_level
+        ]
         rows.sort(key=lambda r: (r["namespace"] or "", r["kind"] or "", r["name"] or ""))
-        counts: dict[str, int] = {}
-        for row in rows:
-            for phase in row["phases"]:
-                counts[phase] = counts.get(phase, 0) + 1
-        return {"items": rows, "count": len(rows), "states": counts, "problems": problems}
+        return {"items": rows, "count": len(rows), "states": counts(rows), "problems": problems}
 
     def workload(self, key: int) -> dict[str, Any] | None:
-        from wlmap.views.explanation import split_gangs  # noqa: PLC0415
-
         _, read, _ = self._read()
         if read is None or not 0 <= key < len(read.found):
             return None
         found = read.found[key]
-        document = found.view.to_dict()
-        document["origin"] = found.origin
-        document["gangStages"] = [g.to_dict() for g in split_gangs(found.view)]
-        return document
+        return workload_detail(found.view, found.origin)
 
     def cluster(self) -> dict[str, Any]:
         return self._once("cluster", self._cluster)  # type: ignore[no-any-return]  # cached document

@@ -76,7 +76,7 @@ COMMANDS: dict[str, Declared] = {
     "web": Declared(
         "wlmap.cli.commands.web",
         "web",
-        "Serve a read-only web page of the workloads, cluster and simulations in files.",
+        "Serve a read-only web page of the workloads, cluster and simulations.",
     ),
     "export": Declared(
         "wlmap.cli.commands.export",

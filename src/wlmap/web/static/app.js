@@ -34,6 +34,10 @@
     return data;
   }
   const states = (phases) => phases.map((p) => el("span", { class: `state ${p}`, "data-state": p }, p));
+  // the shown page's answer to a live change (set by the page, cleared on every route)
+  let onChange = null;
+  document.addEventListener("wlmap-change", (e) => { if (onChange) onChange(e.detail); });
+  document.addEventListener("wlmap-reload", () => route());
 
   // -- Workloads ------------------------------------------------------------------------
   const filter = { namespace: "", kind: "", state: "", text: "", sort: "namespace", desc: false, shown: PAGE };
@@ -49,12 +53,14 @@
   ];
   function workloads(data) {
     problems(data.problems);
+    const byKey = new Map(data.items.map((r) => [r.key, r]));
     const values = (f) => [...new Set(data.items.map(f).filter((v) => v))].sort();
     const select = (key, label, options) => el("label", {}, label, el("select", { "data-filter": key, on: { change: (e) => { filter[key] = e.target.value; filter.shown = PAGE; draw(); } } },
       el("option", { value: "" }, "all"), options.map((o) => el("option", { value: o, selected: filter[key] === o }, o))));
-    const counts = el("div", { class: "counts", role: "group", "aria-label": "Workloads per state" },
-      Object.entries(data.states).sort().map(([s, n]) => el("button", { class: "count", type: "button", "data-state": s, "aria-pressed": String(filter.state === s),
+    const counts = el("div", { class: "counts", role: "group", "aria-label": "Workloads per state" });
+    const drawCounts = () => counts.replaceChildren(...Object.entries(data.states).filter(([, n]) => n > 0).sort().map(([s, n]) => el("button", { class: "count", type: "button", "data-state": s, "aria-pressed": String(filter.state === s),
         on: { click: () => { filter.state = filter.state === s ? "" : s; filter.shown = PAGE; draw(); } } }, el("b", {}, n), s)));
+    drawCounts();
     const text = el("input", { type: "search", "data-filter": "text", placeholder: "name, label, kind…", value: filter.text, on: { input: (e) => { filter.text = e.target.value; filter.shown = PAGE; drawRows(); } } });
     const controls = el("div", { class: "filters" }, select("namespace", "Namespace", values((r) => r.namespace)), select("kind", "Kind", values((r) => r.kind)),
       select("state", "State", Object.keys(data.states).sort()), el("label", {}, "Search", text));
@@ -63,22 +69,46 @@
     const more = el("button", { class: "more", type: "button", on: { click: () => { filter.shown += PAGE; drawRows(); } } }, "Show more");
     const head = el("tr", {}, columns.map(([key, label, , numeric]) => el("th", { class: numeric ? "num" : null, scope: "col", "aria-sort": filter.sort === key ? (filter.desc ? "descending" : "ascending") : null },
       el("button", { type: "button", "data-sort": key, on: { click: () => { filter.desc = filter.sort === key ? !filter.desc : false; filter.sort = key; draw(); } } }, label))));
+    const needle = () => filter.text.toLowerCase();
+    const passes = (r, text) => (!filter.namespace || r.namespace === filter.namespace) && (!filter.kind || r.kind === filter.kind)
+      && (!filter.state || r.phases.includes(filter.state))
+      && (!text || [r.name, r.namespace, r.kind, ...Object.entries(r.labels).flat()].some((v) => String(v || "").toLowerCase().includes(text)));
+    const rowOf = (r) => el("tr", { "data-key": r.key },
+      el("td", {}, r.kind), el("td", {}, r.namespace || "-"), el("td", {}, el("a", { href: `#/workload/${r.key}` }, r.name || "(generated name)")),
+      el("td", {}, states(r.phases)), el("td", { class: "num", "data-col": "pods" }, r.podsReady === null ? num(r.totals.pods) : `${r.podsReady}/${r.totals.pods}`),
+      el("td", { class: "num", "data-col": "gpus" }, num(r.totals.gpus)), el("td", { class: "num", "data-col": "gangs" }, r.gangs.length ? r.gangs.map((g) => g.minMember).join(", ") : "-"),
+      el("td", { class: "muted" }, r.definition));
+    let matching = 0;
     function drawRows() {
-      const needle = filter.text.toLowerCase();
       const [, , key] = columns.find(([k]) => k === filter.sort);
-      let rows = data.items.filter((r) => (!filter.namespace || r.namespace === filter.namespace) && (!filter.kind || r.kind === filter.kind)
-        && (!filter.state || r.phases.includes(filter.state))
-        && (!needle || [r.name, r.namespace, r.kind, ...Object.entries(r.labels).flat()].some((v) => String(v || "").toLowerCase().includes(needle))));
+      const text = needle();
+      let rows = [...byKey.values()].filter((r) => passes(r, text));
       rows = rows.slice().sort((a, b) => { const x = key(a), y = key(b); const c = typeof x === "number" ? x - y : String(x).localeCompare(String(y)); return filter.desc ? -c : c; });
+      matching = rows.length;
       summary.textContent = `${rows.length} of ${data.count} workloads`;
-      body.replaceChildren(...rows.slice(0, filter.shown).map((r) => el("tr", { "data-key": r.key },
-        el("td", {}, r.kind), el("td", {}, r.namespace || "-"), el("td", {}, el("a", { href: `#/workload/${r.key}` }, r.name || "(generated name)")),
-        el("td", {}, states(r.phases)), el("td", { class: "num", "data-col": "pods" }, r.podsReady === null ? num(r.totals.pods) : `${r.podsReady}/${r.totals.pods}`),
-        el("td", { class: "num", "data-col": "gpus" }, num(r.totals.gpus)), el("td", { class: "num", "data-col": "gangs" }, r.gangs.length ? r.gangs.map((g) => g.minMember).join(", ") : "-"),
-        el("td", { class: "muted" }, r.definition))));
+      body.replaceChildren(...rows.slice(0, filter.shown).map(rowOf));
       more.hidden = rows.length <= filter.shown;
     }
-    function draw() { workloads(data); }
+    function draw() { data.items = [...byKey.values()]; workloads(data); }
+    // A live change costs its own row: replaced, removed or (when new) drawn in order.
+    let redraw = 0;
+    const later = () => { if (!redraw) redraw = requestAnimationFrame(() => { redraw = 0; drawRows(); }); };
+    const tally = (r, step) => { r.phases.forEach((p) => { data.states[p] = (data.states[p] || 0) + step; }); };
+    onChange = (change) => {
+      const key = change.op === "put" ? change.row.key : change.key;
+      const old = byKey.get(key);
+      if (old) { tally(old, -1); byKey.delete(key); data.count -= 1; }
+      if (change.op === "put") { byKey.set(key, change.row); tally(change.row, 1); data.count += 1; }
+      drawCounts();
+      const text = needle();
+      const fits = change.op === "put" && passes(change.row, text);
+      const drawn = body.querySelector(`tr[data-key="${key}"]`);
+      if (old && passes(old, text)) matching -= 1;
+      if (drawn && fits) { drawn.replaceWith(rowOf(change.row)); matching += 1; }
+      else { if (drawn) drawn.remove(); if (fits) later(); }
+      summary.textContent = `${matching} of ${data.count} workloads`;
+    };
+    window.wlmapLive.follow(data.version);
     show(el("h1", {}, "Workloads"), counts, controls, summary, el("table", {}, el("thead", {}, head), body), more);
     drawRows();
   }
@@ -89,8 +119,14 @@
       `${e.holds ? "✓" : "✗"} ${e.check}: expected ${JSON.stringify(e.expected)}, found ${JSON.stringify(e.found)}`)));
   }
   function kv(pairs) { return el("dl", { class: "kv" }, pairs.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v === null || v === undefined ? "-" : typeof v === "object" ? JSON.stringify(v) : String(v))])); }
-  function workload(w) {
+  function workload(w, key) {
     problems(w.warnings);
+    onChange = (change) => {
+      if ((change.op === "put" ? change.row.key : change.key) !== key) return;
+      if (change.op === "delete") { problems([`${w.kind} ${w.namespace || "default"}/${w.name} was deleted from the cluster.`]); document.body.dataset.gone = String(key); return; }
+      load(`/api/workload/${key}`).then((fresh) => { workload(fresh, key); document.body.dataset.updated = String(change.row.key); });
+    };
+    window.wlmapLive.follow(w.version);
     const children = {};
     w.components.forEach((c) => { (children[c.parent || ""] = children[c.parent || ""] || []).push(c); });
     const branch = (parent) => el("ul", { class: parent ? null : "tree" }, (children[parent] || []).map((c) => el("li", { "data-component": c.name },
@@ -159,7 +195,7 @@
   // -- routing --------------------------------------------------------------------------
   const routes = [
     [/^#\/workloads$/, "workloads", () => load("/api/workloads").then(workloads)],
-    [/^#\/workload\/(\d+)$/, "workloads", (m) => load(`/api/workload/${m[1]}`).then(workload)],
+    [/^#\/workload\/(\d+)$/, "workloads", (m) => load(`/api/workload/${m[1]}`).then((w) => workload(w, Number(m[1])))],
     [/^#\/cluster$/, "cluster", () => load("/api/cluster").then(cluster)],
     [/^#\/waiting$/, "waiting", () => load("/api/waiting").then(waiting)],
     [/^#\/simulations$/, "simulations", () => load("/api/simulations").then(simulations)],
@@ -169,6 +205,7 @@
     const found = routes.map(([re, page, fn]) => [hash.match(re), page, fn]).find(([m]) => m);
     if (!found) { location.hash = "#/workloads"; return; }
     const [m, page, fn] = found;
+    onChange = null;
     document.querySelectorAll("nav a").forEach((a) => { if (a.dataset.page === page) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current"); });
     try {
       await fn(m);
