@@ -46,6 +46,13 @@ The optimum is rounded down to a whole thousandth
 after a small tolerance for the solver's arithmetic, and capped at the arrived demand
 and the capacity (which the rows already imply).
 
+With ``all_resources``, a second program counts CPU-only pods too. A run of the simulator
+cannot drop a pod that fits when it arrives. The second program splits runs into cases on
+the first CPU-only pod that failed (``_bound_program`` has the rows). It is solved at every
+``ALL_RESOURCE_STEP``-th percent, and each point keeps the lower of both programs and of
+every later point, since nothing departs. It is valid but costly and, on openb, not yet
+tighter (decision 64).
+
 What it does not see (so it may be loose, never wrong): nodes are pooled within a class,
 so a class may host pods spread over "fractions" of nodes, and CPU and memory are not
 tied to the GPUs of one node; pods and configured GPUs may be fractional.
@@ -114,8 +121,8 @@ class OfflineBound:
 
     Attributes:
         points: one per arrived share asked for, in increasing order.
-        shape_classes: GPU pod shapes in the sequence.
-        node_classes: GPU node classes in the cluster.
+        shape_classes: GPU pod shapes in the sequence (every shape with ``all_resources``).
+        node_classes: GPU node classes in the cluster (every class with ``all_resources``).
         variables: LP columns (shape and class pairs where a pod fits a node, and GPU
             configurations per class).
         solve_seconds: wall time of building and solving every LP.
@@ -246,8 +253,8 @@ def offline_bound(
     points.reverse()
     return OfflineBound(
         tuple(points),
-        len(shapes),
-        len(classes),
+        len(every) if all_resources else len(gpu_shapes),
+        len(classes) if all_resources else len(gpu_classes),
         shares.columns + resources.columns,
         time.perf_counter() - started,
     )
