@@ -30,6 +30,8 @@ TRACES = (
     "cpu050",
     "cpu100",
     "cpu200",
+    "cpu250",
+    "cpu300",
     "gpushare40",
     "gpushare60",
     "gpushare80",

@@ -1,6 +1,7 @@
-"""The offline bound is an upper bound: never below the best placement found by exhaustive
-search on tiny clusters, never above the arrived demand or the capacity, and tight where
-the packing argument is simple."""
+"""The offline bound is an upper bound: never below the best simulator run (pods in arrival
+order, each failing only where it fits nowhere) found by exhaustive search on tiny
+clusters, never above the arrived demand or the capacity, and tight where the packing
+argument is simple."""
 
 from __future__ import annotations
 
@@ -33,8 +34,23 @@ def pod(
     return Pod(name, cpu, mem, num_gpu, milli if num_gpu else 0, models)
 
 
-def best_placement(nodes: Sequence[Node], pods: Sequence[Pod]) -> int:
-    """The most GPU thousandths any placement of a subset of the pods allocates."""
+def choices(node: Node, pod: Pod, cpu: int, mem: int, gpus: list[int]) -> list[tuple[int, ...]]:
+    """Every way the pod fits the node with what is free on it (empty: it does not fit)."""
+    if pod.cpu_milli > cpu or pod.memory_mib > mem:
+        return []
+    if pod.gpu_models is not None and pod.num_gpu and node.gpu_model not in pod.gpu_models:
+        return []
+    if pod.num_gpu == 0:
+        return [()]
+    if pod.gpu_milli < FULL:
+        return [(g,) for g in range(node.gpus) if gpus[g] >= pod.gpu_milli]
+    return list(combinations([g for g in range(node.gpus) if gpus[g] == FULL], pod.num_gpu))
+
+
+def best_run(nodes: Sequence[Node], pods: Sequence[Pod], *, may_skip: bool = False) -> int:
+    """The most GPU thousandths any run of the simulator allocates: pods in arrival order,
+    each placed on any node and GPUs where it fits, failed only where it fits nowhere
+    (``may_skip``: any subset of the pods may be left out instead)."""
     cpu = [n.cpu_milli for n in nodes]
     mem = [n.memory_mib for n in nodes]
     gpus = [[FULL] * n.gpus for n in nodes]
@@ -45,31 +61,24 @@ def best_placement(nodes: Sequence[Node], pods: Sequence[Pod]) -> int:
         best = max(best, allocated)
         if index == len(pods):
             return
-        search(index + 1, allocated)  # leave this pod out
         p = pods[index]
-        for i, n in enumerate(nodes):
-            if p.cpu_milli > cpu[i] or p.memory_mib > mem[i]:
-                continue
-            if p.gpu_models is not None and n.gpu_model not in p.gpu_models:
-                continue
-            choices: list[tuple[int, ...]]
-            if p.num_gpu == 0:
-                choices = [()]
-            elif p.gpu_milli < FULL:
-                choices = [(g,) for g in range(n.gpus) if gpus[i][g] >= p.gpu_milli]
-            else:
-                free = [g for g in range(n.gpus) if gpus[i][g] == FULL]
-                choices = list(combinations(free, p.num_gpu))
-            for chosen in choices:
-                cpu[i] -= p.cpu_milli
-                mem[i] -= p.memory_mib
-                for g in chosen:
-                    gpus[i][g] -= p.gpu_milli
-                search(index + 1, allocated + p.num_gpu * p.gpu_milli)
-                cpu[i] += p.cpu_milli
-                mem[i] += p.memory_mib
-                for g in chosen:
-                    gpus[i][g] += p.gpu_milli
+        options = [
+            (i, chosen)
+            for i, n in enumerate(nodes)
+            for chosen in choices(n, p, cpu[i], mem[i], gpus[i])
+        ]
+        if may_skip or not options:
+            search(index + 1, allocated)  # leave this pod out, or it fails
+        for i, chosen in options:
+            cpu[i] -= p.cpu_milli
+            mem[i] -= p.memory_mib
+            for g in chosen:
+                gpus[i][g] -= p.gpu_milli
+            search(index + 1, allocated + p.num_gpu * p.gpu_milli)
+            cpu[i] += p.cpu_milli
+            mem[i] += p.memory_mib
+            for g in chosen:
+                gpus[i][g] += p.gpu_milli
 
     search(0, 0)
     return best
@@ -97,15 +106,63 @@ def random_instance(rng: random.Random) -> tuple[list[Node], list[Pod]]:
     return nodes, pods
 
 
+@pytest.mark.parametrize("all_resources", [False, True])
 @pytest.mark.parametrize("seed", range(150))
-def test_bound_is_never_below_the_best_placement(seed: int) -> None:
+def test_bound_is_never_below_the_best_run(seed: int, all_resources: bool) -> None:
     nodes, pods = random_instance(random.Random(seed))
     capacity = sum(n.gpus for n in nodes) * FULL
     demand = sum(p.num_gpu * p.gpu_milli for p in pods)
     # a huge share lets every pod arrive whatever the capacity
-    point = offline_bound(nodes, pods, levels=[10**6]).points[0]
+    point = offline_bound(nodes, pods, levels=[10**6], all_resources=all_resources).points[0]
     assert point.arrived_gpu_milli == demand
-    assert best_placement(nodes, pods) <= point.bound_gpu_milli <= min(demand, capacity)
+    assert best_run(nodes, pods) <= point.bound_gpu_milli <= min(demand, capacity)
+
+
+def cpu_tight_instance(rng: random.Random) -> tuple[list[Node], list[Pod]]:
+    """Few CPUs per node and many CPU-only pods, so CPU often runs out before GPUs."""
+    nodes = [
+        node(f"n{i}", rng.choice([1, 2] if i == 0 else [0, 1, 2]), cpu=rng.choice([2000, 4000]))
+        for i in range(rng.randint(1, 2))
+    ]
+    pods = []
+    for i in range(rng.randint(2, 6)):
+        num_gpu = rng.choice([0, 0, 0, 1, 1, 2])
+        milli = rng.choice([250, 500, 600, 1000]) if num_gpu == 1 else FULL
+        cpu = rng.choice([500, 1000, 1500, 2500, 3000])
+        pods.append(pod(f"p{i}", num_gpu, milli, cpu, rng.choice([512, 2048, 6000, 30000])))
+    return nodes, pods
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_bound_is_never_below_the_best_run_where_cpu_runs_out(seed: int) -> None:
+    nodes, pods = cpu_tight_instance(random.Random(seed))
+    point = offline_bound(nodes, pods, levels=[10**6], all_resources=True).points[0]
+    assert best_run(nodes, pods) <= point.bound_gpu_milli
+
+
+def test_cpu_only_pods_placed_first_take_the_cpu_gpu_pods_need() -> None:
+    # the CPU-only pod fits when it comes, so every run places it; the GPU pod then lacks CPU
+    nodes = [node("n", 2, cpu=4000)]
+    pods = [pod("cpu", 0, 0, cpu=3000), pod("a", 1, FULL, cpu=1000), pod("b", 1, FULL, cpu=1000)]
+    assert best_run(nodes, pods, may_skip=True) == 2 * FULL  # a subset could leave it out
+    assert best_run(nodes, pods) == FULL
+    bound = offline_bound(nodes, pods, levels=[10**6], all_resources=True)
+    assert bound.points[0].bound_gpu_milli == FULL
+    # the GPU-only program leaves the CPU-only pod out
+    assert offline_bound(nodes, pods, levels=[10**6]).points[0].bound_gpu_milli == 2 * FULL
+
+
+def test_a_cpu_only_pod_that_fails_needs_every_node_full_before_it() -> None:
+    # two GPU pods fill one node's CPU before the CPU-only pod comes: it fails, both stay;
+    # the other order places the CPU-only pod and leaves room for one GPU pod only
+    nodes = [node("n", 2, cpu=4000)]
+    gpu_first = [pod("a", 1, FULL, cpu=2000), pod("b", 1, FULL, cpu=2000), pod("c", 0, 0, 2000)]
+    bound = offline_bound(nodes, gpu_first, levels=[10**6], all_resources=True)
+    assert bound.points[0].bound_gpu_milli == 2000
+    cpu_first = [gpu_first[2], *gpu_first[:2]]
+    assert best_run(nodes, cpu_first) == FULL
+    bound = offline_bound(nodes, cpu_first, levels=[10**6], all_resources=True)
+    assert bound.points[0].bound_gpu_milli == FULL
 
 
 def test_two_large_shares_never_share_a_gpu() -> None:
@@ -179,7 +236,7 @@ def test_shares_that_leave_a_small_gap_cannot_fill_it_with_larger_pods() -> None
     # 810 leaves 190: the 470s cannot join it, so two GPUs hold 810 + (470 + 470) at best
     nodes = [node("n", 2)]
     pods = [pod("a", 1, 810), pod("b", 1, 810), pod("c", 1, 470), pod("d", 1, 470)]
-    assert best_placement(nodes, pods) == 1750
+    assert best_run(nodes, pods, may_skip=True) == 1750
     assert offline_bound(nodes, pods, levels=[10**6]).points[0].bound_gpu_milli == 1750
 
 
@@ -201,5 +258,5 @@ def test_configurations_make_one_gpu_exact_where_the_functions_are_not() -> None
     # 840 + 140 is the best use of the GPU; the function rows alone allow 999
     nodes = [node("n", 1)]
     pods = [pod("a", 1, 140), pod("b", 1, 840), pod("c", 1, 970), pod("d", 1, 300)]
-    assert best_placement(nodes, pods) == 980
+    assert best_run(nodes, pods, may_skip=True) == 980
     assert offline_bound(nodes, pods, levels=[10**6]).points[0].bound_gpu_milli == 980

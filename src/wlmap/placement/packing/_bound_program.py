@@ -11,6 +11,18 @@ for any real placement (see the ``bound`` module docstring):
   places the configurations offer, and configured GPUs plus GPUs taken whole are at most
   the class's GPUs. Every GPU's real content fits in some configuration, so these rows are
   valid; they are the exact packing of one GPU, which the function rows only approximate.
+
+The all-resource program (``offline_bound(..., all_resources=True)``) also has CPU-only
+pods as columns, in *groups* by CPU request (a group's ceiling: its CPU and the most
+memory any CPU-only pod up to that CPU asks for). A run of the simulator is in one of
+these cases: no arrived CPU-only pod failed (all are placed), or the first one that failed
+is of group ``g`` and came in a given slice of the arrivals, so every CPU-only pod before
+the slice was placed and, when it came, every node lacked the CPU or the memory of ``g``'s
+ceiling ("blocked") by the pods placed before it. Columns ``y[s, k] <= x[s, k]`` count
+those earlier pods (per shape at most those arrived before the group's last pod in the
+slice); per class, ``z_cpu + z_mem >= nodes`` and the CPU (memory) the earlier pods use, in
+nodes' worth, is at least ``z_cpu`` (``z_mem``) times one minus the ceiling's share of a
+node plus one unit. Each case only changes row bounds of one model.
 """
 
 from __future__ import annotations
@@ -37,7 +49,7 @@ class NodeClass(NamedTuple):
 
 
 class Shape(NamedTuple):
-    """GPU pods that are interchangeable for the bound."""
+    """Pods that are interchangeable for the bound (``num_gpu`` 0: CPU-only)."""
 
     cpu_milli: int
     memory_mib: int
@@ -92,12 +104,14 @@ def gpu_rows(
     classes: Sequence[tuple[NodeClass, int]],
     shapes: Sequence[Shape],
     columns: Sequence[tuple[int, int]],
+    limit: int = MAX_CONFIGURATIONS,
 ) -> tuple[list[Row], int]:
     """The GPU rows of every class, and how many configuration columns they add (numbered
-    after the pod columns)."""
+    after the pod columns; none when there are more than ``limit``)."""
     rows: list[Row] = []
     for k, (node, count) in enumerate(classes):
         placed = [(j, shapes[s]) for j, (s, on) in enumerate(columns) if on == k]
+        placed = [(j, p) for j, p in placed if p.num_gpu]
         rows.extend(
             (
                 float(node.gpus * MILLI * count),
@@ -106,14 +120,14 @@ def gpu_rows(
             for order in (0, *DFF_ORDERS)
             if placed
         )
-    shares = sorted({s.gpu_milli for s in shapes if s.gpu_milli < MILLI}, reverse=True)
-    found = configurations(shares, MAX_CONFIGURATIONS) if shares else None
+    shares = sorted({s.gpu_milli for s in shapes if 0 < s.gpu_milli < MILLI}, reverse=True)
+    found = configurations(shares, limit) if shares and limit else None
     if found is None:
         return rows, 0
     added = 0
     for k, (node, count) in enumerate(classes):
         placed = [(j, shapes[s]) for j, (s, on) in enumerate(columns) if on == k]
-        if not any(p.gpu_milli < MILLI for _, p in placed):
+        if not any(0 < p.gpu_milli < MILLI for _, p in placed):
             continue
         first = len(columns) + added
         added += len(found)
@@ -128,10 +142,28 @@ def gpu_rows(
     return rows, added
 
 
-class Program:
-    """The aggregated LP, built once; the arrived counts only change row bounds."""
+def cpu_groups(shapes: Sequence[Shape]) -> list[tuple[int, int]]:
+    """The CPU-only groups' ceilings ``(cpu_milli, memory_mib)``, smallest first: one per
+    CPU request, with the most memory asked by a CPU-only pod of that CPU or less."""
+    ceilings: list[tuple[int, int]] = []
+    memory = 0
+    for cpu in sorted({s.cpu_milli for s in shapes if not s.num_gpu}):
+        memory = max(
+            [memory, *(s.memory_mib for s in shapes if not s.num_gpu and s.cpu_milli == cpu)]
+        )
+        ceilings.append((cpu, memory))
+    return ceilings
 
-    def __init__(self, classes: list[tuple[NodeClass, int]], shapes: list[Shape]) -> None:
+
+class Program:
+    """The aggregated LP, built once; the arrived counts and the case only change row bounds."""
+
+    def __init__(
+        self,
+        classes: list[tuple[NodeClass, int]],
+        shapes: list[Shape],
+        max_configurations: int = MAX_CONFIGURATIONS,
+    ) -> None:
         import numpy as np  # noqa: PLC0415 - the solver stack loads only when a bound is asked for
         from highspy import ObjSense, kHighsInf  # noqa: PLC0415
 
@@ -147,7 +179,12 @@ class Program:
             if fits(shape, node)
         ]
         self._shape_rows = sorted({s for s, _ in columns})
-        self._bounds = [-1] * len(self._shape_rows)
+        self.groups = cpu_groups(shapes)
+        self.group_of = {
+            s: next(g for g, (cpu, _) in enumerate(self.groups) if cpu == shape.cpu_milli)
+            for s, shape in enumerate(shapes)
+            if not shape.num_gpu
+        }
         # The public ``highspy.Highs`` prints a banner on standard output when it is
         # created, before its output can be turned off; its base class does not.
         solver = _Highs()
@@ -155,8 +192,11 @@ class Program:
         solver.setOptionValue("threads", 1)
         self._solver = solver
         self._inf = kHighsInf
-        self.columns = len(columns)
-        if not columns:
+        self._row_bounds: dict[int, tuple[float, float]] = {}
+        self._blocking: list[list[int]] = []  # per group, the rows that need its nodes blocked
+        self._nodes = [count for _, count in classes]
+        self.columns = 0
+        if not any(shapes[s].num_gpu for s, _ in columns):
             return
         row_of_shape = {s: i for i, s in enumerate(self._shape_rows)}
         rows: list[Row] = [(0.0, {}) for _ in self._shape_rows]
@@ -164,12 +204,17 @@ class Program:
             rows[row_of_shape[s]][1][j] = 1.0
         for k, (node, count) in enumerate(classes):
             placed = [(j, shapes[s]) for j, (s, on) in enumerate(columns) if on == k]
+            # CPU and memory in nodes' worth, so that the rows stay well scaled
             if placed:
-                rows.append((node.cpu_milli * count, {j: p.cpu_milli for j, p in placed}))
-                rows.append((node.memory_mib * count, {j: p.memory_mib for j, p in placed}))
-        more_rows, configured = gpu_rows(classes, shapes, columns)
+                rows.append((count, {j: p.cpu_milli / node.cpu_milli for j, p in placed}))
+                rows.append((count, {j: p.memory_mib / node.memory_mib for j, p in placed}))
+        more_rows, configured = gpu_rows(classes, shapes, columns, max_configurations)
         rows.extend(more_rows)
         total = len(columns) + configured
+        lower = [-kHighsInf] * len(rows)
+        self._earlier_rows = len(rows)
+        if self.groups:
+            total = self._add_blocking(classes, shapes, columns, total, rows, lower)
         self.columns = total
         cost = [float(shapes[s].num_gpu * shapes[s].gpu_milli) for s, _ in columns]
         solver.addVars(total, np.zeros(total), np.full(total, kHighsInf))
@@ -185,7 +230,7 @@ class Program:
             values.extend(row.values())
         solver.addRows(
             len(rows),
-            np.full(len(rows), -kHighsInf),
+            np.array(lower, dtype=np.float64),
             np.array([upper for upper, _ in rows], dtype=np.float64),
             len(indices),
             np.array(starts, dtype=np.int32),
@@ -194,16 +239,86 @@ class Program:
         )
         solver.changeObjectiveSense(ObjSense.kMaximize)
 
-    def solve(self, counts: Sequence[int]) -> float:
-        """The LP optimum with ``counts[s]`` pods of each shape arrived."""
+    def _add_blocking(
+        self,
+        classes: Sequence[tuple[NodeClass, int]],
+        shapes: Sequence[Shape],
+        columns: Sequence[tuple[int, int]],
+        total: int,
+        rows: list[Row],
+        lower: list[float],
+    ) -> int:
+        """Add the y columns and the blocking rows (off: lower bound -inf until a case asks
+        for them) after ``total`` columns; the new column count."""
+        inf = self._inf
+        earlier = total  # y[j] is column earlier + j
+        total += len(columns)
+        for s in self._shape_rows:
+            rows.append((inf, {earlier + j: 1.0 for j, (t, _) in enumerate(columns) if t == s}))
+        rows.extend((0.0, {earlier + j: 1.0, j: -1.0}) for j in range(len(columns)))
+        lower.extend([-inf] * (len(rows) - len(lower)))
+        for cpu_ceiling, memory_ceiling in self.groups:
+            group_rows = []
+            for k, (node, _) in enumerate(classes):
+                placed = [(j, shapes[s]) for j, (s, on) in enumerate(columns) if on == k]
+                z_cpu, z_memory = total, total + 1
+                total += 2
+                group_rows.append(len(rows))
+                rows.append((inf, {z_cpu: 1.0, z_memory: 1.0}))
+                spare_cpu = max(0, node.cpu_milli - cpu_ceiling + 1) / node.cpu_milli
+                spare_memory = max(0, node.memory_mib - memory_ceiling + 1) / node.memory_mib
+                cpu = {earlier + j: p.cpu_milli / node.cpu_milli for j, p in placed}
+                memory = {earlier + j: p.memory_mib / node.memory_mib for j, p in placed}
+                rows.append((inf, {**cpu, z_cpu: -spare_cpu}))
+                rows.append((inf, {**memory, z_memory: -spare_memory}))
+                lower.extend((-inf, 0.0, 0.0))
+            self._blocking.append(group_rows)
+        return total
+
+    def _bound(self, row: int, lower: float, upper: float) -> None:
+        if self._row_bounds.get(row) != (lower, upper):
+            self._solver.changeRowBounds(row, lower, upper)
+            self._row_bounds[row] = (lower, upper)
+
+    def solve(
+        self,
+        counts: Sequence[int],
+        failed: int | None = None,
+        before: Sequence[int] = (),
+        early: Sequence[int] = (),
+    ) -> float | None:
+        """The LP optimum with ``counts[s]`` pods of each shape arrived, in one case.
+
+        ``failed`` (None: no CPU-only pod failed) is the group of the first CPU-only pod
+        that failed; it came after ``early[s]`` pods of each shape had arrived (the
+        CPU-only ones were placed) and was blocked by pods among the first ``before[s]``.
+        None when no run can be in that case.
+        """
         if not self.columns:
             return 0.0
+        inf = self._inf
         for row, s in enumerate(self._shape_rows):
-            if self._bounds[row] != counts[s]:
-                self._solver.changeRowBounds(row, -self._inf, float(counts[s]))
-                self._bounds[row] = counts[s]
+            cpu_only = s in self.group_of
+            if failed is None:
+                self._bound(row, float(counts[s]) if cpu_only else -inf, float(counts[s]))
+                if self.groups:
+                    self._bound(self._earlier_rows + row, -inf, inf)
+                continue
+            lower = float(early[s]) if cpu_only else -inf
+            self._bound(row, lower, float(counts[s]))
+            self._bound(self._earlier_rows + row, lower, float(before[s]))
+        for group, rows in enumerate(self._blocking):
+            for row, nodes in zip(rows, self._nodes, strict=True):
+                self._bound(row, float(nodes) if group == failed else -inf, inf)
         self._solver.run()
         status = self._solver.modelStatusToString(self._solver.getModelStatus())
+        if status not in ("Optimal", "Infeasible"):
+            # a basis kept from an infeasible case can leave the dual simplex undecided
+            self._solver.clearSolver()
+            self._solver.run()
+            status = self._solver.modelStatusToString(self._solver.getModelStatus())
+        if status == "Infeasible":
+            return None
         if status != "Optimal":
             raise RuntimeError(f"the bound's linear program ended {status!r}, not optimal")
         return float(self._solver.getInfo().objective_function_value)

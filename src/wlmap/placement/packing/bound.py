@@ -46,6 +46,13 @@ The optimum is rounded down to a whole thousandth
 after a small tolerance for the solver's arithmetic, and capped at the arrived demand
 and the capacity (which the rows already imply).
 
+With ``all_resources``, a second program counts CPU-only pods too. A run of the simulator
+cannot drop a pod that fits when it arrives. The second program splits runs into cases on
+the first CPU-only pod that failed (``_bound_program`` has the rows). It is solved at every
+``ALL_RESOURCE_STEP``-th percent, and each point keeps the lower of both programs and of
+every later point, since nothing departs. It is valid but costly and, on openb, not yet
+tighter (decision 64).
+
 What it does not see (so it may be loose, never wrong): nodes are pooled within a class,
 so a class may host pods spread over "fractions" of nodes, and CPU and memory are not
 tied to the GPUs of one node; pods and configured GPUs may be fractional.
@@ -55,10 +62,10 @@ from __future__ import annotations
 
 import math
 import time
-from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 from wlmap.placement.nodes import Node
 from wlmap.placement.packing._bound_program import (
@@ -74,6 +81,10 @@ from wlmap.placement.packing.pods import MILLI, Pod
 __all__ = ["DFF_ORDERS", "MAX_CONFIGURATIONS", "BoundPoint", "OfflineBound", "dff", "offline_bound"]
 
 FULL = MILLI
+ALL_RESOURCE_STEP = 5
+"""The all-resource LP is solved at arrived percents that are multiples of this."""
+CHECKPOINTS = 10
+"""Slices of the arrivals where a CPU-only group's first failure is placed, one case each."""
 _RELATIVE_TOLERANCE = 1e-6
 
 
@@ -110,8 +121,8 @@ class OfflineBound:
 
     Attributes:
         points: one per arrived share asked for, in increasing order.
-        shape_classes: GPU pod shapes in the sequence.
-        node_classes: GPU node classes in the cluster.
+        shape_classes: GPU pod shapes in the sequence (every shape with ``all_resources``).
+        node_classes: GPU node classes in the cluster (every class with ``all_resources``).
         variables: LP columns (shape and class pairs where a pod fits a node, and GPU
             configurations per class).
         solve_seconds: wall time of building and solving every LP.
@@ -135,8 +146,41 @@ class OfflineBound:
         raise KeyError(f"no bound computed at {arrived_percent}% arrived")
 
 
+def _all_resources(
+    program: Program,
+    end: int,
+    counts: Callable[[int], list[int]],
+    places: Sequence[Sequence[int]],
+) -> float:
+    """The all-resource LP's optimum with the pods before ``end`` arrived: the largest over
+    the cases a run can be in (see ``_bound_program``): no CPU-only pod failed, or the
+    first one that did is of a group and within one of ``CHECKPOINTS`` slices of the
+    arrivals."""
+    now = counts(end)
+    best = program.solve(now)
+    cuts = sorted({0, end, *(end * k // CHECKPOINTS for k in range(1, CHECKPOINTS))})
+    for group in range(len(program.groups)):
+        members = [places[s] for s, g in program.group_of.items() if g == group]
+        for start, stop in pairwise(cuts):
+            # the failed pod is one of the group's in the slice: at the latest its last one,
+            # blocked by the pods placed before it
+            last = max(
+                (where[i - 1] for where in members if (i := bisect_left(where, stop))),
+                default=-1,
+            )
+            if last >= start:
+                value = program.solve(now, group, counts(last), counts(start))
+                if value is not None and (best is None or value > best):
+                    best = value
+    return best if best is not None else 0.0
+
+
 def offline_bound(
-    nodes: Sequence[Node], pods: Sequence[Pod], levels: Iterable[int] = (100, 130)
+    nodes: Sequence[Node],
+    pods: Sequence[Pod],
+    levels: Iterable[int] = (100, 130),
+    *,
+    all_resources: bool = False,
 ) -> OfflineBound:
     """The offline upper bound on allocated GPU thousandths, per arrived share.
 
@@ -144,6 +188,9 @@ def offline_bound(
         nodes: the cluster.
         pods: the arrival sequence (the tuned, shuffled list of one trace and seed).
         levels: arrived shares in percent of the GPU capacity (e.g. ``range(0, 131)``).
+        all_resources: also solve the all-resource program with CPU-only pods (at levels
+            that are multiples of ``ALL_RESOURCE_STEP``) and keep the lower value. Valid,
+            but on openb it costs minutes per level and has not yet been tighter.
 
     Returns:
         One point per level, each at most the arrived demand and the capacity.
@@ -152,44 +199,62 @@ def offline_bound(
     capacity = sum(n.gpus for n in nodes) * FULL
     classes: dict[NodeClass, int] = {}
     for node in nodes:
-        if node.gpus > 0:
-            group = NodeClass(node.cpu_milli, node.memory_mib, node.gpus, node.gpu_model)
-            classes[group] = classes.get(group, 0) + 1
+        group = NodeClass(node.cpu_milli, node.memory_mib, node.gpus, node.gpu_model)
+        classes[group] = classes.get(group, 0) + 1
     shapes: dict[Shape, int] = {}
     shape_of: list[int] = []
     for pod in pods:
-        if pod.num_gpu == 0:
-            shape_of.append(-1)
-            continue
-        models = frozenset(pod.gpu_models) if pod.gpu_models is not None else None
+        models = frozenset(pod.gpu_models) if pod.gpu_models is not None and pod.num_gpu else None
         key = Shape(pod.cpu_milli, pod.memory_mib, pod.num_gpu, pod.gpu_milli, models)
         shape_of.append(shapes.setdefault(key, len(shapes)))
-    program = Program(list(classes.items()), list(shapes))
+    every = list(shapes)
+    gpu_shapes = [shape for shape in every if shape.num_gpu]
+    gpu_index = {every.index(shape): i for i, shape in enumerate(gpu_shapes)}
+    gpu_classes = [(group, count) for group, count in classes.items() if group.gpus]
+    shares = Program(gpu_classes, gpu_shapes)
+    resources = Program(list(classes.items()), every if all_resources else [], 0)
 
     demand = [p.num_gpu * p.gpu_milli for p in pods]
     arrived = list(accumulate(demand))
     # the simulator's grouping: arrived percent rounded half to even (``round`` does so)
     rounded = [round(a / capacity * 100.0) for a in arrived] if capacity else [0] * len(arrived)
-    counts = [0] * len(shapes)
-    taken = 0
-    points = []
-    for level in sorted(set(levels)):
+    ordered = sorted(set(levels))
+    ends = []
+    for level in ordered:
         end = bisect_right(rounded, level)
         if end == bisect_right(rounded, level - 1):  # no pod rounds to the level
             end = bisect_right(rounded, level + 1)
-        for index in shape_of[taken:end]:
-            if index >= 0:
-                counts[index] += 1
-        taken = max(taken, end)
+        ends.append(end)
+    places: list[list[int]] = [[] for _ in every]  # per shape, where its pods arrive
+    for position, index in enumerate(shape_of):
+        places[index].append(position)
+
+    def counts(end: int) -> list[int]:
+        return [bisect_left(where, end) for where in places]
+
+    values = []
+    for level, end in zip(ordered, ends, strict=True):
+        if not end or not arrived[end - 1]:
+            values.append(0.0)
+            continue
+        now = counts(end)
+        value = shares.solve([now[s] for s in gpu_index]) or 0.0
+        if resources.groups and level % ALL_RESOURCE_STEP == 0:
+            value = min(value, _all_resources(resources, end, counts, places))
+        values.append(value)
+    points = []
+    ceiling = math.inf  # allocation never shrinks: the bound at a later level holds before
+    for level, end, value in reversed(list(zip(ordered, ends, values, strict=True))):
+        ceiling = min(ceiling, value)
         arrived_milli = arrived[end - 1] if end else 0
-        value = program.solve(counts) if arrived_milli else 0.0
-        bound = math.floor(value + _RELATIVE_TOLERANCE * max(1.0, value))
+        bound = math.floor(ceiling + _RELATIVE_TOLERANCE * max(1.0, ceiling))
         bound = max(0, min(bound, arrived_milli, capacity))
         points.append(BoundPoint(level, arrived_milli, bound, capacity))
+    points.reverse()
     return OfflineBound(
         tuple(points),
-        len(shapes),
-        len(classes),
-        program.columns,
+        len(every) if all_resources else len(gpu_shapes),
+        len(classes) if all_resources else len(gpu_classes),
+        shares.columns + resources.columns,
         time.perf_counter() - started,
     )
