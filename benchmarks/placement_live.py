@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import random
 import sys
 import tempfile
@@ -128,6 +129,7 @@ def run(
         "in_preferred_rack": round(sum(len(racks[g]) == 1 for g in whole) / len(mix), 4),
         "not_whole": _reasons(jobs[name] for name, _, _ in mix if name not in whole),
         **_latencies(times),
+        **_idle(times, started),
     }
 
 
@@ -179,7 +181,31 @@ def _latencies(times: dict[str, PodTimes]) -> dict[str, float | None]:
         "bound_p95_s": round(percentile(to_bound, 95), 3),
         "decision_p50_s": round(percentile(decisions, 50), 3) if decisions else None,
         "decision_p95_s": round(percentile(decisions, 95), 3) if decisions else None,
+        "decision_p99_s": round(percentile(decisions, 99), 3) if decisions else None,
         "decision_max_s": round(decisions[-1], 3) if decisions else None,
+    }
+
+
+def _idle(times: dict[str, PodTimes], started: float) -> dict[str, float]:
+    """When the first pod was free to bind (created ungated, or released), and the
+    seconds after it during which no free pod waited for kube-scheduler while some were
+    still to come: the time the scheduler had nothing to bind."""
+    steps = sorted(
+        [(t.released, 1) for t in times.values() if t.released is not None]
+        + [(t.bound, -1) for t in times.values() if t.bound is not None],
+        key=lambda step: (step[0], -step[1]),  # a pod seen released and bound at once
+    )
+    if not steps:
+        return {"first_free_s": math.nan, "scheduler_idle_s": math.nan}
+    waiting, idle, since = 0, 0.0, steps[0][0]
+    for at, change in steps:
+        if waiting == 0:
+            idle += at - since
+        waiting += change
+        since = at
+    return {
+        "first_free_s": round(steps[0][0] - started, 2),
+        "scheduler_idle_s": round(idle, 2),
     }
 
 
@@ -243,6 +269,7 @@ def report(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         decision = (
             f"; decision p50 {row['decision_p50_s']} s, p95 {row['decision_p95_s']} s, "
+            f"p99 {row['decision_p99_s']} s, "
             f"max {row['decision_max_s']} s"
             if row["decision_p50_s"] is not None
             else ""
@@ -252,7 +279,9 @@ def report(rows: list[dict[str, Any]]) -> None:
             f"({row['pods_bound']} pods bound in {row['seconds']} s, {row['gangs_bound']} gangs "
             f"whole; not whole: {row['not_whole'] or '-'}); gangs in one rack "
             f"{100 * row['in_preferred_rack']:5.1f} %; "
-            f"pod bound p50 {row['bound_p50_s']} s, p95 {row['bound_p95_s']} s{decision}"
+            f"pod bound p50 {row['bound_p50_s']} s, p95 {row['bound_p95_s']} s{decision}; "
+            f"first pod free to bind at {row['first_free_s']} s, scheduler without a pod "
+            f"to bind {row['scheduler_idle_s']} s"
         )
     ratio = placed["pods_per_second"] / plain["pods_per_second"]
     print(f"  ratio wlmap / kube-scheduler alone: {ratio:.2f}x pods/s")
