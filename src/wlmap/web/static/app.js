@@ -50,11 +50,11 @@
   function workloads(data) {
     problems(data.problems);
     const values = (f) => [...new Set(data.items.map(f).filter((v) => v))].sort();
-    const select = (key, label, options) => el("label", {}, label, el("select", { "data-filter": key, on: { change: (e) => { filter[key] = e.target.value; filter.shown = PAGE; draw(); } } },
+    const select = (key, label, options) => el("label", {}, label, el("select", { "data-filter": key, on: { change: (e) => { filter[key] = e.target.value; filter.shown = PAGE; refresh(); } } },
       el("option", { value: "" }, "all"), options.map((o) => el("option", { value: o, selected: filter[key] === o }, o))));
     const counts = el("div", { class: "counts", role: "group", "aria-label": "Workloads per state" },
       Object.entries(data.states).sort().map(([s, n]) => el("button", { class: "count", type: "button", "data-state": s, "aria-pressed": String(filter.state === s),
-        on: { click: () => { filter.state = filter.state === s ? "" : s; filter.shown = PAGE; draw(); } } }, el("b", {}, n), s)));
+        on: { click: () => { filter.state = filter.state === s ? "" : s; filter.shown = PAGE; refresh(); } } }, el("b", {}, n), s)));
     const text = el("input", { type: "search", "data-filter": "text", placeholder: "name, label, kind…", value: filter.text, on: { input: (e) => { filter.text = e.target.value; filter.shown = PAGE; drawRows(); } } });
     const controls = el("div", { class: "filters" }, select("namespace", "Namespace", values((r) => r.namespace)), select("kind", "Kind", values((r) => r.kind)),
       select("state", "State", Object.keys(data.states).sort()), el("label", {}, "Search", text));
@@ -62,7 +62,7 @@
     const summary = el("p", { class: "muted", id: "shown" });
     const more = el("button", { class: "more", type: "button", on: { click: () => { filter.shown += PAGE; drawRows(); } } }, "Show more");
     const head = el("tr", {}, columns.map(([key, label, , numeric]) => el("th", { class: numeric ? "num" : null, scope: "col", "aria-sort": filter.sort === key ? (filter.desc ? "descending" : "ascending") : null },
-      el("button", { type: "button", "data-sort": key, on: { click: () => { filter.desc = filter.sort === key ? !filter.desc : false; filter.sort = key; draw(); } } }, label))));
+      el("button", { type: "button", "data-sort": key, on: { click: () => { filter.desc = filter.sort === key ? !filter.desc : false; filter.sort = key; refresh(); } } }, label))));
     function drawRows() {
       const needle = filter.text.toLowerCase();
       const [, , key] = columns.find(([k]) => k === filter.sort);
@@ -78,7 +78,14 @@
         el("td", { class: "muted" }, r.definition))));
       more.hidden = rows.length <= filter.shown;
     }
-    function draw() { workloads(data); }
+    // A change updates the controls' state and the rows in place: rebuilding the page
+    // would take the keyboard focus away from the control just used.
+    function refresh() {
+      counts.querySelectorAll("button[data-state]").forEach((b) => b.setAttribute("aria-pressed", String(filter.state === b.dataset.state)));
+      controls.querySelectorAll("select[data-filter]").forEach((s) => { if (s.value !== filter[s.dataset.filter]) s.value = filter[s.dataset.filter]; });
+      head.querySelectorAll("th").forEach((th, i) => { if (filter.sort === columns[i][0]) th.setAttribute("aria-sort", filter.desc ? "descending" : "ascending"); else th.removeAttribute("aria-sort"); });
+      drawRows();
+    }
     show(el("h1", {}, "Workloads"), counts, controls, summary, el("table", {}, el("thead", {}, head), body), more);
     drawRows();
   }
