@@ -42,7 +42,7 @@ SHORT_HELP = "Serve a read-only web page of the workloads, cluster and simulatio
     multiple=True,
     metavar="FILE",
     type=click.Path(dir_okay=False),
-    help="A CSV written by `wlmap simulate` (repeatable).",
+    help="A CSV written by `wlmap simulate` or `wlmap simulate gangs` (repeatable).",
 )
 def web(
     session: Session,
