@@ -13,7 +13,7 @@
       if (k === "on") { for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn); }
       else node.setAttribute(k, v === true ? "" : String(v));
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -132,11 +132,32 @@
   }
 
   // -- Waiting --------------------------------------------------------------------------
+  // The plan's answer for each gang: where it would go now, or the binding level and
+  // resource and whose pods finishing would make room (the fields of `wlmap plan -o json`).
+  function gangPlan(p) {
+    const head = el("p", {}, el("strong", {}, p.gang), ` · ${p.pods} pods × ${num(p.gpusPerPod)} GPUs`, p.required ? ` · required ${p.required.level}` : null);
+    if (p.fits) {
+      return el("div", { class: "gang-plan fits", "data-gang": p.gang, "data-fits": "true" }, head,
+        el("p", {}, "fits in ", el("span", { "data-col": "domain" }, p.domain ? `${p.domain.level} ${p.domain.values.join("/")}` : "-"), " on ",
+          (p.nodes || []).flatMap((n, i) => [i ? ", " : "", el("span", { "data-node": n.name, "data-pods": n.pods }, `${n.name} (${n.pods} pod${n.pods === 1 ? "" : "s"})`)])),
+        el("p", { class: "muted" }, p.reason));
+    }
+    const short = p.shortfall;
+    return el("div", { class: "gang-plan short", "data-gang": p.gang, "data-fits": "false" }, head,
+      short ? [
+        el("p", {}, "does not fit: needs ", el("span", { "data-col": "neededGpus" }, short.neededGpus), " GPUs in one ", el("span", { "data-col": "level" }, short.level),
+          "; the emptiest, ", el("span", { "data-col": "roomiestDomain" }, short.roomiestDomain || "-"), ", has ", el("span", { "data-col": "emptiestFreeGpus" }, short.emptiestFreeGpus), " free"),
+        short.wouldFitIfFinished.length ? el("ul", { class: "reliefs" }, short.wouldFitIfFinished.map((r) => el("li", { "data-relief": r.workloads.join(", "), "data-gpus": r.gpus },
+          `${r.domains} ${r.domains === 1 ? "domain" : "domains"} would fit if ${r.workloads.join(", ")} finished (${num(r.gpus)} GPUs in ${r.in.join(", ")})`)))
+          : el("p", { class: "muted" }, "no running workload's pods finishing would make room"),
+      ] : null,
+      el("p", { class: "muted" }, p.reason));
+  }
   function planAnswer(plan) {
-    if (!plan) return el("span", { class: "muted" }, "no plan: give --cluster DUMP and --levels");
+    if (!plan) return el("span", { class: "muted" }, "no plan: give the nodes (a dump with Node objects, or --cluster DUMP) and --levels");
     if (plan.error) return el("span", { class: "problem" }, plan.error);
-    return el("div", {}, el("p", {}, plan.fits ? `fits on ${plan.cluster}` : `does not fit on ${plan.cluster}`),
-      plan.plans.map((p) => kv(Object.entries(p).filter(([, v]) => v !== null && typeof v !== "object").map(([k, v]) => [k, v]))));
+    return el("div", { "data-plan": plan.fits ? "fits" : "short" }, el("p", {}, plan.fits ? `fits on ${plan.cluster}` : `does not fit on ${plan.cluster}`, ` · ${plan.gpus} GPUs, ${plan.freeGpusAfter} free after`),
+      plan.plans.map(gangPlan));
   }
   function waiting(w) {
     problems(w.problems);
@@ -153,14 +174,33 @@
   }
 
   // -- Simulations ----------------------------------------------------------------------
+  const GANG_COLUMNS = [
+    ["cost_mean", "Pair cost"], ["multi_pod_cost_mean", "Pair cost, multi-pod gangs"], ["occupancy_pct", "Occupancy %"],
+    ["delay_p95_s", "Delay p95 (s)"], ["required_satisfied_pct", "Required met %"], ["admitted", "Admitted"], ["arrived", "Arrived"],
+  ];
+  function gangTable(t, width) {
+    const costs = t.policies.map((p) => p.cost_mean).filter((v) => v !== null);
+    const lowest = Math.min(...costs);
+    return el("div", { class: "chart", "data-gangs": `${t.scenario} ${t.load} ${t.queue}` },
+      el("h3", {}, `${t.scenario} · load ${t.load} · queue ${t.queue}`),
+      el("p", { class: "muted" }, "Mean pair cost of a gang's pods under the scenario's tier weights (lower is closer), over the seeds"),
+      window.wlmapCharts.bars(t.policies, (p) => p.policy, (p) => p.cost_mean, Math.min(width, 760)),
+      el("table", { class: "gang-costs" }, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Policy"), el("th", { scope: "col", class: "num" }, "Seeds"),
+        GANG_COLUMNS.map(([, label]) => el("th", { scope: "col", class: "num" }, label)))),
+      el("tbody", {}, t.policies.map((p) => el("tr", { "data-policy": p.policy, class: p.cost_mean === lowest ? "best" : null }, el("td", {}, p.policy), el("td", { class: "num" }, p.seeds),
+        GANG_COLUMNS.map(([key]) => el("td", { class: "num", "data-col": key }, num(p[key]))))))));
+  }
   function simulations(s) {
     problems(s.problems);
     const width = Math.max(600, Math.min(main.clientWidth || 1000, 1100) - 32);
     show(el("h1", {}, "Simulations"), s.files.length ? s.files.map((f) => {
       const traces = [...new Set(f.curves.map((c) => c.trace))];
-      return el("section", {}, el("h2", {}, f.file), traces.map((t) => el("div", { class: "chart", "data-trace": t }, el("p", {}, `trace ${t || "(unnamed)"}`),
-        window.wlmapCharts.curves(f.curves.filter((c) => c.trace === t), width, 340))));
-    }) : el("p", { class: "muted" }, "No simulation results: give a CSV written by wlmap simulate with --simulation."));
+      return el("section", { "data-file": f.file }, el("h2", {}, f.file),
+        traces.map((t) => el("div", { class: "chart", "data-trace": t }, el("h3", {}, `Allocation on trace ${t || "(unnamed)"}`),
+          el("p", { class: "muted" }, "GPUs allocated as the trace's demand arrives, the mean over the seeds; the band spans the lowest and highest seed"),
+          window.wlmapCharts.curves(f.curves.filter((c) => c.trace === t), width, 360))),
+        f.gangs.length ? [el("h3", {}, "Gang placement cost"), f.gangs.map((t) => gangTable(t, width))] : null);
+    }) : el("p", { class: "muted" }, "No simulation results: give a CSV written by wlmap simulate or wlmap simulate gangs with --simulation."));
   }
 
   // -- routing --------------------------------------------------------------------------

@@ -61,7 +61,8 @@
     const xs = found.flatMap((c) => c.arrived);
     const xMax = Math.max(100, ...xs);
     const X = (v) => m.l + (v / xMax) * w, Y = (v) => m.t + h - (v / 100) * h;
-    const root = svg("svg", { width, height, role: "img", class: "curves" });
+    // The plot box and scale ride on the chart, so what is drawn can be read back as numbers.
+    const root = svg("svg", { width, height, role: "img", class: "curves", "aria-label": "allocation curves", "data-box": [m.l, m.t, w, h, xMax].join(" ") });
     for (let v = 0; v <= 100; v += 20) {
       root.appendChild(svg("line", { x1: m.l, x2: m.l + w, y1: Y(v), y2: Y(v), stroke: "#e3e6eb" }));
       const label = svg("text", { x: m.l - 6, y: Y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#5d6677" });
@@ -83,6 +84,12 @@
       const line = svg("polyline", { points: c.arrived.map((a, k) => `${X(a)},${Y(c.mean[k])}`).join(" "), fill: "none", stroke, "stroke-width": 2, "data-policy": c.policy });
       titled(line, `${c.policy}: ${c.seeds} seed(s)`);
       root.appendChild(line);
+      const last = c.arrived.length - 1;
+      if (last >= 0) {
+        const end = svg("circle", { cx: X(c.arrived[last]), cy: Y(c.mean[last]), r: 3, fill: stroke });
+        titled(end, `${c.policy}: ${+c.mean[last].toFixed(2)}% allocated at ${c.arrived[last]}% arrived`);
+        root.appendChild(end);
+      }
       root.appendChild(svg("rect", { x: m.l + w + 12, y: m.t + i * 18, width: 12, height: 12, fill: stroke }));
       const name = svg("text", { x: m.l + w + 30, y: m.t + i * 18 + 10, "font-size": 12 });
       name.textContent = c.policy;
@@ -90,5 +97,24 @@
     });
     return root;
   }
-  window.wlmapCharts = { nodeGrid, curves, colour };
+  // One bar per row, its value written at its end (the numbers a reader compares).
+  function bars(rows, label, value, width) {
+    const m = { l: 150, r: 70, t: 4 }, barH = 16, gap = 6, w = width - m.l - m.r;
+    const values = rows.map(value).filter((v) => v !== null && v !== undefined);
+    const top = Math.max(...values, 1e-9);
+    const root = svg("svg", { width, height: m.t * 2 + rows.length * (barH + gap), role: "img", class: "bars" });
+    rows.forEach((row, i) => {
+      const v = value(row), y = m.t + i * (barH + gap);
+      const name = svg("text", { x: m.l - 8, y: y + barH - 4, "text-anchor": "end", "font-size": 12 });
+      name.textContent = label(row);
+      root.appendChild(name);
+      const length = v === null || v === undefined ? 0 : (v / top) * w;
+      root.appendChild(svg("rect", { x: m.l, y, width: Math.max(length, 0.5), height: barH, fill: colour(label(row)), "data-bar": label(row) }));
+      const text = svg("text", { x: m.l + length + 6, y: y + barH - 4, "font-size": 12, "data-value": label(row) });
+      text.textContent = v === null || v === undefined ? "-" : String(+v.toFixed(3));
+      root.appendChild(text);
+    });
+    return root;
+  }
+  window.wlmapCharts = { nodeGrid, curves, bars, colour };
 })();
