@@ -62,15 +62,17 @@ def read(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def drawn_curves(page: Any) -> dict[str, list[tuple[float, float]]]:
-    """Each policy's line read back from the chart through its axes: (arrived %, allocated %)."""
-    box = [float(v) for v in page.get_attribute("svg.curves", "data-box").split()]
-    left, top, width, height, x_max = box
+def drawn_curves(chart: Any) -> dict[str, list[tuple[float, float]]]:
+    """Each policy's line read back from a chart through its axes: (arrived %, allocated %)."""
+    left, top, width, height, x0, x1, y0, y1 = map(float, chart.get_attribute("data-box").split())
     found = {}
-    for line in page.query_selector_all("svg.curves polyline[data-policy]"):
+    for line in chart.query_selector_all("polyline[data-policy]"):
         points = [p.split(",") for p in line.get_attribute("points").split()]
         found[line.get_attribute("data-policy")] = [
-            ((float(x) - left) / width * x_max, (top + height - float(y)) / height * 100)
+            (
+                x0 + (float(x) - left) / width * (x1 - x0),
+                y0 + (top + height - float(y)) / height * (y1 - y0),
+            )
             for x, y in points
         ]
     return found
@@ -87,11 +89,14 @@ def test_allocation_curves_drawn_equal_the_csv(page: Any, serve: Serve, curves_c
     assert set(expected) == {"fgd", "bestfit"} and len(expected["fgd"]) > 10
 
     shown(page, serve(simulations=(str(curves_csv),)) + "#/simulations")
-    drawn = drawn_curves(page)
-    assert set(drawn) == set(expected)
-    for policy, points in expected.items():
-        flat = [v for point in drawn[policy] for v in point]
-        assert flat == pytest.approx([v for point in points for v in point], abs=1e-6), policy
+    charts = page.query_selector_all("svg.curves")
+    assert len(charts) == 2  # the whole run, and its saturated end
+    for chart in charts:
+        drawn = drawn_curves(chart)
+        assert set(drawn) == set(expected)
+        for policy, points in expected.items():
+            flat = [v for point in drawn[policy] for v in point]
+            assert flat == pytest.approx([v for point in points for v in point], abs=1e-6)
     assert page.text_content("[data-trace] h3") == "Allocation on trace default"
     assert page.errors == []
 

@@ -110,4 +110,8 @@ def test_waiting_page_plan_equals_plan_json(page: Any, serve: Serve, tmp_path: P
     # the one too wide for a rack is told whose pods finishing would make room
     assert answers == {"wide": "short", "narrow": "fits"}
     assert page.eval_on_selector_all("[data-relief]", "r => r.length") >= 1
+    # the dump's Nodes are no workloads: said once, with how often
+    notes = [p.text_content() for p in page.query_selector_all("#problems li")]
+    nodes = sum(o["kind"] == "Node" for o in dump_objects())
+    assert notes == [f"{dump}: no definition covers Node (v1) ({nodes} times)"]
     assert page.errors == []

@@ -25,7 +25,10 @@
   function problems(list) {
     if (!list || !list.length) { problemsBox.hidden = true; problemsBox.replaceChildren(); return; }
     problemsBox.hidden = false;
-    problemsBox.replaceChildren(el("strong", {}, `Could not read everything (${list.length}):`), el("ul", {}, list.map((p) => el("li", { class: "problem" }, p))));
+    const times = new Map(); // one line per message: a dump's many Nodes say the same thing
+    list.forEach((p) => times.set(p, (times.get(p) || 0) + 1));
+    problemsBox.replaceChildren(el("strong", {}, `Could not read everything (${list.length}):`),
+      el("ul", {}, [...times].map(([p, n]) => el("li", { class: "problem", "data-times": n }, n > 1 ? `${p} (${n} times)` : p))));
   }
   async function load(path) {
     const answer = await fetch(path, { headers: { Accept: "application/json" } });
@@ -192,13 +195,13 @@
   }
   function simulations(s) {
     problems(s.problems);
-    const width = Math.max(600, Math.min(main.clientWidth || 1000, 1100) - 32);
+    const width = Math.max(900, Math.min(main.clientWidth || 1200, 1500) - 32);
     show(el("h1", {}, "Simulations"), s.files.length ? s.files.map((f) => {
       const traces = [...new Set(f.curves.map((c) => c.trace))];
       return el("section", { "data-file": f.file }, el("h2", {}, f.file),
         traces.map((t) => el("div", { class: "chart", "data-trace": t }, el("h3", {}, `Allocation on trace ${t || "(unnamed)"}`),
-          el("p", { class: "muted" }, "GPUs allocated as the trace's demand arrives, the mean over the seeds; the band spans the lowest and highest seed"),
-          window.wlmapCharts.curves(f.curves.filter((c) => c.trace === t), width, 360))),
+          el("p", { class: "muted" }, "GPUs allocated as the trace's demand arrives: the mean over the seeds, the band from the lowest to the highest seed, the dotted line where every arrival fits; right, the saturated end where the policies differ"),
+          el("div", { class: "pair" }, [false, true].map((zoom) => window.wlmapCharts.curves(f.curves.filter((c) => c.trace === t), Math.floor(width / 2) - 8, 340, zoom))))),
         f.gangs.length ? [el("h3", {}, "Gang placement cost"), f.gangs.map((t) => gangTable(t, width))] : null);
     }) : el("p", { class: "muted" }, "No simulation results: give a CSV written by wlmap simulate or wlmap simulate gangs with --simulation."));
   }
