@@ -195,13 +195,18 @@
   }
   function simulations(s) {
     problems(s.problems);
-    const width = Math.max(900, Math.min(main.clientWidth || 1200, 1500) - 32);
+    // main's width counts its padding, a chart card has its own: two charts and their gap fit
+    const width = Math.max(900, Math.min(main.clientWidth || 1200, 1500) - 80);
     show(el("h1", {}, "Simulations"), s.files.length ? s.files.map((f) => {
       const traces = [...new Set(f.curves.map((c) => c.trace))];
       return el("section", { "data-file": f.file }, el("h2", {}, f.file),
         traces.map((t) => el("div", { class: "chart", "data-trace": t }, el("h3", {}, `Allocation on trace ${t || "(unnamed)"}`),
           el("p", { class: "muted" }, "GPUs allocated as the trace's demand arrives: the mean over the seeds, the band from the lowest to the highest seed, the dotted line where every arrival fits; right, the saturated end where the policies differ"),
-          el("div", { class: "pair" }, [false, true].map((zoom) => window.wlmapCharts.curves(f.curves.filter((c) => c.trace === t), Math.floor(width / 2) - 8, 340, zoom))))),
+          el("div", { class: "pair" }, [false, true].map((zoom) => {
+            const mine = f.curves.filter((c) => c.trace === t);
+            // the saturated end only for a run that reached it
+            return zoom && Math.max(...mine.flatMap((c) => c.arrived)) < 90 ? null : window.wlmapCharts.curves(mine, Math.floor((width - 16) / 2), 340, zoom);
+          })))),
         f.gangs.length ? [el("h3", {}, "Gang placement cost"), f.gangs.map((t) => gangTable(t, width))] : null);
     }) : el("p", { class: "muted" }, "No simulation results: give a CSV written by wlmap simulate or wlmap simulate gangs with --simulation."));
   }
