@@ -50,7 +50,7 @@ def simulations(folder: Path, nodes: str, pods: str) -> tuple[str, ...]:
 
 def waiting_dump(folder: Path) -> str:
     """The plan tests' cluster with two Kueue TAS sample Jobs waiting, one too wide."""
-    from tests.browser.test_waiting import waiting_jobs  # noqa: PLC0415 - corpus helpers
+    from tests.browser.test_waiting import waiting_jobs  # noqa: PLC0415 - reads the corpus
     from tests.unit.placement.plan.inputs import dump_objects  # noqa: PLC0415
 
     dump = folder / "cluster.yaml"
