@@ -141,6 +141,65 @@ def test_keyboard_reaches_every_control(page: Any, serve: Serve) -> None:
     assert len(rows(page)) < len(cli_json("get", "--all-types", "-f", str(EXAMPLES))["items"])
 
 
+def focused(page: Any) -> str:
+    """What has the keyboard focus: its tag and the data attribute naming it."""
+    found: str = page.evaluate(
+        """() => { const e = document.activeElement;
+            return `${e.tagName.toLowerCase()} ${e.dataset.filter || e.dataset.sort || e.dataset.state || ''}`; }"""
+    )
+    return found
+
+
+def tab_to(page: Any, wanted: str) -> None:
+    for _ in range(100):
+        page.keyboard.press("Tab")
+        if focused(page) == wanted:
+            return
+    raise AssertionError(f"Tab never reached {wanted}")
+
+
+def test_filters_keep_the_keyboard_focus(page: Any, serve: Serve) -> None:
+    expected = cli_json("get", "--all-types", "-f", str(EXAMPLES))["items"]
+    kinds = sorted({i["kind"] for i in expected})
+    shown(page, serve(str(EXAMPLES)))
+    tab_to(page, "select kind")
+    page.keyboard.press("ArrowDown")  # the first kind
+    assert focused(page) == "select kind"
+    assert {r["kind"] for r in rows(page)} == {kinds[0]}
+    page.keyboard.press("ArrowDown")  # the next one, still from the same control
+    assert focused(page) == "select kind"
+    assert {r["kind"] for r in rows(page)} == {kinds[1]}
+    page.keyboard.press("Home")  # all kinds again
+    assert len(rows(page)) == len(expected)
+    page.keyboard.press("Tab")  # focus moves on from where it was, not from the top
+    assert focused(page) == "select state"
+    page.keyboard.press("Tab")
+    page.keyboard.type("multislice")
+    assert focused(page) == "input text"
+    assert [r["name"] for r in rows(page)] == ["v6e-multislice"]
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Backspace")
+    tab_to(page, "button gpus")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")  # descending, the button still focused
+    assert focused(page) == "button gpus"
+    gpus = [float(r["gpus"]) for r in rows(page)]
+    assert gpus == sorted(gpus, reverse=True) and len(gpus) == len(expected)
+    assert page.get_attribute("th:has(button[data-sort=gpus])", "aria-sort") == "descending"
+    page.keyboard.press("Shift+Tab")
+    state = focused(page)
+    assert state.startswith("button")
+    page.keyboard.press("Enter")  # a sort button: sorting by the column left of GPUs
+    assert focused(page) == state
+    phase = sorted({p for i in expected for p in i["phases"]})[0]
+    tab_to(page, f"button {phase}")
+    page.keyboard.press("Enter")  # a state count filters, and the State select follows
+    assert focused(page) == f"button {phase}"
+    assert page.get_attribute(f".counts button[data-state={phase}]", "aria-pressed") == "true"
+    assert page.eval_on_selector("select[data-filter=state]", "s => s.value") == phase
+    assert len(rows(page)) == sum(phase in i["phases"] for i in expected)
+
+
 HOSTILE = """\
 apiVersion: batch/v1
 kind: Job

@@ -207,12 +207,12 @@ class FileSource:
         return self._once("simulations", self._simulations)  # type: ignore[no-any-return]  # cached
 
     def _simulations(self) -> dict[str, Any]:
-        from wlmap.app.results import allocation_curves  # noqa: PLC0415
+        from wlmap.app.results import simulation_results  # noqa: PLC0415
 
         files, problems = [], []
         for path in self.inputs.simulations:
             try:
-                files.append({"file": path, "curves": allocation_curves(path)})
+                files.append(simulation_results(path))
             except WlmapError as exc:
                 problems.append(str(exc))
         return {"files": files, "problems": problems}

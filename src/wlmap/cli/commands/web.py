@@ -49,7 +49,7 @@ SHORT_HELP = "Serve a read-only web page of the workloads, cluster and simulatio
     multiple=True,
     metavar="FILE",
     type=click.Path(dir_okay=False),
-    help="A CSV written by `wlmap simulate` (repeatable).",
+    help="A CSV written by `wlmap simulate` or `wlmap simulate gangs` (repeatable).",
 )
 @click.option(
     "--auth",

@@ -13,7 +13,7 @@
       if (k === "on") { for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn); }
       else node.setAttribute(k, v === true ? "" : String(v));
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -25,7 +25,10 @@
   function problems(list) {
     if (!list || !list.length) { problemsBox.hidden = true; problemsBox.replaceChildren(); return; }
     problemsBox.hidden = false;
-    problemsBox.replaceChildren(el("strong", {}, `Could not read everything (${list.length}):`), el("ul", {}, list.map((p) => el("li", { class: "problem" }, p))));
+    const times = new Map(); // one line per message: a dump's many Nodes say the same thing
+    list.forEach((p) => times.set(p, (times.get(p) || 0) + 1));
+    problemsBox.replaceChildren(el("strong", {}, `Could not read everything (${list.length}):`),
+      el("ul", {}, [...times].map(([p, n]) => el("li", { class: "problem", "data-times": n }, n > 1 ? `${p} (${n} times)` : p))));
   }
   async function load(path) {
     const answer = await fetch(path, { headers: { Accept: "application/json" } });
@@ -55,11 +58,11 @@
     problems(data.problems);
     const byKey = new Map(data.items.map((r) => [r.key, r]));
     const values = (f) => [...new Set(data.items.map(f).filter((v) => v))].sort();
-    const select = (key, label, options) => el("label", {}, label, el("select", { "data-filter": key, on: { change: (e) => { filter[key] = e.target.value; filter.shown = PAGE; draw(); } } },
+    const select = (key, label, options) => el("label", {}, label, el("select", { "data-filter": key, on: { change: (e) => { filter[key] = e.target.value; filter.shown = PAGE; refresh(); } } },
       el("option", { value: "" }, "all"), options.map((o) => el("option", { value: o, selected: filter[key] === o }, o))));
     const counts = el("div", { class: "counts", role: "group", "aria-label": "Workloads per state" });
     const drawCounts = () => counts.replaceChildren(...Object.entries(data.states).filter(([, n]) => n > 0).sort().map(([s, n]) => el("button", { class: "count", type: "button", "data-state": s, "aria-pressed": String(filter.state === s),
-        on: { click: () => { filter.state = filter.state === s ? "" : s; filter.shown = PAGE; draw(); } } }, el("b", {}, n), s)));
+        on: { click: () => { filter.state = filter.state === s ? "" : s; filter.shown = PAGE; refresh(); } } }, el("b", {}, n), s)));
     drawCounts();
     const text = el("input", { type: "search", "data-filter": "text", placeholder: "name, label, kind…", value: filter.text, on: { input: (e) => { filter.text = e.target.value; filter.shown = PAGE; drawRows(); } } });
     const controls = el("div", { class: "filters" }, select("namespace", "Namespace", values((r) => r.namespace)), select("kind", "Kind", values((r) => r.kind)),
@@ -68,7 +71,7 @@
     const summary = el("p", { class: "muted", id: "shown" });
     const more = el("button", { class: "more", type: "button", on: { click: () => { filter.shown += PAGE; drawRows(); } } }, "Show more");
     const head = el("tr", {}, columns.map(([key, label, , numeric]) => el("th", { class: numeric ? "num" : null, scope: "col", "aria-sort": filter.sort === key ? (filter.desc ? "descending" : "ascending") : null },
-      el("button", { type: "button", "data-sort": key, on: { click: () => { filter.desc = filter.sort === key ? !filter.desc : false; filter.sort = key; draw(); } } }, label))));
+      el("button", { type: "button", "data-sort": key, on: { click: () => { filter.desc = filter.sort === key ? !filter.desc : false; filter.sort = key; refresh(); } } }, label))));
     const needle = () => filter.text.toLowerCase();
     const passes = (r, text) => (!filter.namespace || r.namespace === filter.namespace) && (!filter.kind || r.kind === filter.kind)
       && (!filter.state || r.phases.includes(filter.state))
@@ -89,7 +92,14 @@
       body.replaceChildren(...rows.slice(0, filter.shown).map(rowOf));
       more.hidden = rows.length <= filter.shown;
     }
-    function draw() { data.items = [...byKey.values()]; workloads(data); }
+    // A change updates the controls' state and the rows in place: rebuilding the page
+    // would take the keyboard focus away from the control just used.
+    function refresh() {
+      counts.querySelectorAll("button[data-state]").forEach((b) => b.setAttribute("aria-pressed", String(filter.state === b.dataset.state)));
+      controls.querySelectorAll("select[data-filter]").forEach((s) => { if (s.value !== filter[s.dataset.filter]) s.value = filter[s.dataset.filter]; });
+      head.querySelectorAll("th").forEach((th, i) => { if (filter.sort === columns[i][0]) th.setAttribute("aria-sort", filter.desc ? "descending" : "ascending"); else th.removeAttribute("aria-sort"); });
+      drawRows();
+    }
     // A live change costs its own row: replaced, removed or (when new) drawn in order.
     let redraw = 0;
     const later = () => { if (!redraw) redraw = requestAnimationFrame(() => { redraw = 0; drawRows(); }); };
@@ -161,11 +171,32 @@
   }
 
   // -- Waiting --------------------------------------------------------------------------
+  // The plan's answer for each gang: where it would go now, or the binding level and
+  // resource and whose pods finishing would make room (the fields of `wlmap plan -o json`).
+  function gangPlan(p) {
+    const head = el("p", {}, el("strong", {}, p.gang), ` · ${p.pods} pods × ${num(p.gpusPerPod)} GPUs`, p.required ? ` · required ${p.required.level}` : null);
+    if (p.fits) {
+      return el("div", { class: "gang-plan fits", "data-gang": p.gang, "data-fits": "true" }, head,
+        el("p", {}, "fits in ", el("span", { "data-col": "domain" }, p.domain ? `${p.domain.level} ${p.domain.values.join("/")}` : "-"), " on ",
+          (p.nodes || []).flatMap((n, i) => [i ? ", " : "", el("span", { "data-node": n.name, "data-pods": n.pods }, `${n.name} (${n.pods} pod${n.pods === 1 ? "" : "s"})`)])),
+        el("p", { class: "muted" }, p.reason));
+    }
+    const short = p.shortfall;
+    return el("div", { class: "gang-plan short", "data-gang": p.gang, "data-fits": "false" }, head,
+      short ? [
+        el("p", {}, "does not fit: needs ", el("span", { "data-col": "neededGpus" }, short.neededGpus), " GPUs in one ", el("span", { "data-col": "level" }, short.level),
+          "; the emptiest, ", el("span", { "data-col": "roomiestDomain" }, short.roomiestDomain || "-"), ", has ", el("span", { "data-col": "emptiestFreeGpus" }, short.emptiestFreeGpus), " free"),
+        short.wouldFitIfFinished.length ? el("ul", { class: "reliefs" }, short.wouldFitIfFinished.map((r) => el("li", { "data-relief": r.workloads.join(", "), "data-gpus": r.gpus },
+          `${r.domains} ${r.domains === 1 ? "domain" : "domains"} would fit if ${r.workloads.join(", ")} finished (${num(r.gpus)} GPUs in ${r.in.join(", ")})`)))
+          : el("p", { class: "muted" }, "no running workload's pods finishing would make room"),
+      ] : null,
+      el("p", { class: "muted" }, p.reason));
+  }
   function planAnswer(plan) {
-    if (!plan) return el("span", { class: "muted" }, "no plan: give --cluster DUMP and --levels");
+    if (!plan) return el("span", { class: "muted" }, "no plan: give the nodes (a dump with Node objects, or --cluster DUMP) and --levels");
     if (plan.error) return el("span", { class: "problem" }, plan.error);
-    return el("div", {}, el("p", {}, plan.fits ? `fits on ${plan.cluster}` : `does not fit on ${plan.cluster}`),
-      plan.plans.map((p) => kv(Object.entries(p).filter(([, v]) => v !== null && typeof v !== "object").map(([k, v]) => [k, v]))));
+    return el("div", { "data-plan": plan.fits ? "fits" : "short" }, el("p", {}, plan.fits ? `fits on ${plan.cluster}` : `does not fit on ${plan.cluster}`, ` · ${plan.gpus} GPUs, ${plan.freeGpusAfter} free after`),
+      plan.plans.map(gangPlan));
   }
   function waiting(w) {
     problems(w.problems);
@@ -182,14 +213,38 @@
   }
 
   // -- Simulations ----------------------------------------------------------------------
+  const GANG_COLUMNS = [
+    ["cost_mean", "Pair cost"], ["multi_pod_cost_mean", "Pair cost, multi-pod gangs"], ["occupancy_pct", "Occupancy %"],
+    ["delay_p95_s", "Delay p95 (s)"], ["required_satisfied_pct", "Required met %"], ["admitted", "Admitted"], ["arrived", "Arrived"],
+  ];
+  function gangTable(t, width) {
+    const costs = t.policies.map((p) => p.cost_mean).filter((v) => v !== null);
+    const lowest = Math.min(...costs);
+    return el("div", { class: "chart", "data-gangs": `${t.scenario} ${t.load} ${t.queue}` },
+      el("h3", {}, `${t.scenario} · load ${t.load} · queue ${t.queue}`),
+      el("p", { class: "muted" }, "Mean pair cost of a gang's pods under the scenario's tier weights (lower is closer), over the seeds"),
+      window.wlmapCharts.bars(t.policies, (p) => p.policy, (p) => p.cost_mean, Math.min(width, 760)),
+      el("table", { class: "gang-costs" }, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Policy"), el("th", { scope: "col", class: "num" }, "Seeds"),
+        GANG_COLUMNS.map(([, label]) => el("th", { scope: "col", class: "num" }, label)))),
+      el("tbody", {}, t.policies.map((p) => el("tr", { "data-policy": p.policy, class: p.cost_mean === lowest ? "best" : null }, el("td", {}, p.policy), el("td", { class: "num" }, p.seeds),
+        GANG_COLUMNS.map(([key]) => el("td", { class: "num", "data-col": key }, num(p[key]))))))));
+  }
   function simulations(s) {
     problems(s.problems);
-    const width = Math.max(600, Math.min(main.clientWidth || 1000, 1100) - 32);
+    // main's width counts its padding, a chart card has its own: two charts and their gap fit
+    const width = Math.max(900, Math.min(main.clientWidth || 1200, 1500) - 80);
     show(el("h1", {}, "Simulations"), s.files.length ? s.files.map((f) => {
       const traces = [...new Set(f.curves.map((c) => c.trace))];
-      return el("section", {}, el("h2", {}, f.file), traces.map((t) => el("div", { class: "chart", "data-trace": t }, el("p", {}, `trace ${t || "(unnamed)"}`),
-        window.wlmapCharts.curves(f.curves.filter((c) => c.trace === t), width, 340))));
-    }) : el("p", { class: "muted" }, "No simulation results: give a CSV written by wlmap simulate with --simulation."));
+      return el("section", { "data-file": f.file }, el("h2", {}, f.file),
+        traces.map((t) => el("div", { class: "chart", "data-trace": t }, el("h3", {}, `Allocation on trace ${t || "(unnamed)"}`),
+          el("p", { class: "muted" }, "GPUs allocated as the trace's demand arrives: the mean over the seeds, the band from the lowest to the highest seed, the dotted line where every arrival fits; right, the saturated end where the policies differ"),
+          el("div", { class: "pair" }, [false, true].map((zoom) => {
+            const mine = f.curves.filter((c) => c.trace === t);
+            // the saturated end only for a run that reached it
+            return zoom && Math.max(...mine.flatMap((c) => c.arrived)) < 90 ? null : window.wlmapCharts.curves(mine, Math.floor((width - 16) / 2), 340, zoom);
+          })))),
+        f.gangs.length ? [el("h3", {}, "Gang placement cost"), f.gangs.map((t) => gangTable(t, width))] : null);
+    }) : el("p", { class: "muted" }, "No simulation results: give a CSV written by wlmap simulate or wlmap simulate gangs with --simulation."));
   }
 
   // -- routing --------------------------------------------------------------------------
