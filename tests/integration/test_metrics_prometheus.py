@@ -30,10 +30,12 @@ from wlmap.metrics.rules import RuleSettings, render_rules
 
 GPUS = 8
 IDLE_SECONDS = 3
+# the GPU-hours rules' window, short enough for the test to see one whole
+HOURS_WINDOW = 30
 SHORT = RuleSettings(
     idle_ratio=0.05,
     idle_seconds=IDLE_SECONDS,
-    gpu_hours_seconds=60,
+    gpu_hours_seconds=HOURS_WINDOW,
     interval_seconds=1,
     domain_keys=(RACK_LABEL,),
 )
@@ -131,6 +133,24 @@ def workloads(prometheus: Prometheus, expr: str) -> set[str]:
     return {sample["labels"].get("workload", "") for sample in prometheus.query(expr)}
 
 
+def gpu_hours_recorded(prometheus: Prometheus, team: str, gpus: int) -> None:
+    """The team's GPU-hours recording rule, over a whole window of scrapes in which its
+    pods held ``gpus`` GPUs all through, equals that integral within 1 %."""
+    # scraped since before the window the rule last looked at: increase() then has no
+    # edge to guess, and a counter that grows steadily is read exactly
+    covered = HOURS_WINDOW + 5
+    scraped = f'count_over_time(wlmap_team_gpu_seconds_total{{team="{team}"}}[{covered}s])'
+    wait_for(
+        lambda: prometheus.query(f"{scraped} >= {covered - 2}"),
+        "a whole GPU-hours window scraped",
+        timeout=HOURS_WINDOW * 3,
+    )
+    # the rule is named after its window (a day in production)
+    hours = prometheus.query(f'{{__name__=~"wlmap:team_gpu_hours:.*", team="{team}"}}')
+    held = gpus * HOURS_WINDOW / 3600
+    assert [s["value"] for s in hours] == [pytest.approx(held, rel=0.01)]
+
+
 def test_prometheus_finds_the_idle_workload_counts_gpu_seconds_and_drops_deleted_ones(
     kwok_cluster: KwokCluster,
     kwok_namespace: str,
@@ -168,6 +188,8 @@ def test_prometheus_finds_the_idle_workload_counts_gpu_seconds_and_drops_deleted
             assert workloads(prometheus, "wlmap:workload_gpu_utilization:ratio < 0.05") == {"idle"}
             busy_ratio = prometheus.query('wlmap:workload_gpu_utilization:ratio{workload="busy"}')
             assert [s["value"] for s in busy_ratio] == [pytest.approx(0.8)]
+
+            gpu_hours_recorded(prometheus, "vision", len(idle_pods) * GPUS)
 
             # the busy Job is deleted: its pod stops holding GPUs, its series go
             deleted = time.time()
