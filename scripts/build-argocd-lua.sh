@@ -4,7 +4,7 @@
 # built. It runs scripts in gopher-lua, the interpreter Argo CD embeds, set up as Argo CD's
 # util/lua sets it up: Argo CD's own module (github.com/argoproj/argo-cd/v3) needs a newer
 # Go than this project builds with and its gitops-engine does not build from the proxy
-# (docs/decisions/0066-argocd-lua-harness.md).
+# (docs/decisions/0065-argocd-lua-runner.md).
 #
 #   scripts/build-argocd-lua.sh            # prints the folder holding argocd-lua
 #
