@@ -67,10 +67,10 @@ def template(values: dict[str, Any], folder: Path, namespace: str) -> dict[Key, 
     return {key(o): o for o in yaml.safe_load_all(rendered.stdout) if o}
 
 
-def refusal(values: dict[str, Any], folder: Path) -> str:
-    """What ``helm template`` says when it refuses ``values``."""
+def refusal(values: dict[str, Any], folder: Path, chart: Path = CHART) -> str:
+    """What ``helm template`` says when it refuses ``values`` (for ``chart``)."""
     rendered = run(
-        "template", RELEASE, str(CHART), "-f", str(values_file(values, folder)), check=False
+        "template", RELEASE, str(chart), "-f", str(values_file(values, folder)), check=False
     )
     assert rendered.returncode != 0, rendered.stdout[:2000]
     return rendered.stderr
