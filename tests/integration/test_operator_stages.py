@@ -67,6 +67,24 @@ def operator_wapi(
         process.stop()
 
 
+def depends_on_completes_in_stages(
+    kube: Kube, namespace: str, pod_events: PodEvents, operator: OperatorProcess
+) -> None:
+    """The multiple-depends-on JobSet reaches Completed, its pods run as a gang of the 2
+    initializers, then one of the 4 workers."""
+    (obj,) = load(DEPENDS_ON)
+    created = kube.create(obj, namespace)
+    wait_for(
+        lambda: condition(
+            kube.get(created["apiVersion"], "JobSet", namespace, "multiple-depends-on"),
+            "Completed",
+        ),
+        "the JobSet Completed",
+        timeout=COMPLETION_TIMEOUT,
+    )
+    finished_in_stages(kube, namespace, pod_events, [2, 4], operator)
+
+
 def test_each_pod_is_created_naming_its_stage_podgroup(
     kube: Kube, namespace: str, operator_wapi: OperatorProcess
 ) -> None:
@@ -173,18 +191,7 @@ def test_multiple_depends_on_runs_to_completion_one_gang_per_stage(
 ) -> None:
     """The initializers (2 pods) form one gang and the worker Job (4 pods), created once
     both completed, another; kube-scheduler binds each gang whole and the JobSet completes."""
-    kube = gang_cluster.kube
-    (obj,) = load(DEPENDS_ON)
-    created = kube.create(obj, gang_namespace)
-    wait_for(
-        lambda: condition(
-            kube.get(created["apiVersion"], "JobSet", gang_namespace, "multiple-depends-on"),
-            "Completed",
-        ),
-        "the JobSet Completed",
-        timeout=COMPLETION_TIMEOUT,
-    )
-    finished_in_stages(kube, gang_namespace, pod_events, [2, 4], gang_operator)
+    depends_on_completes_in_stages(gang_cluster.kube, gang_namespace, pod_events, gang_operator)
 
 
 def test_trainjob_with_a_dataset_initializer_runs_to_completion(
@@ -278,18 +285,7 @@ def test_the_bundles_pod_group_webhook_runs_the_stages_to_completion(
 ) -> None:
     """As deployed: the API server calls the operator through the bundle's Service and
     configuration, and the JobSet's stages run as they do with kopf's configuration."""
-    kube = gang_cluster.kube
-    (obj,) = load(DEPENDS_ON)
-    created = kube.create(obj, gang_namespace)
-    wait_for(
-        lambda: condition(
-            kube.get(created["apiVersion"], "JobSet", gang_namespace, "multiple-depends-on"),
-            "Completed",
-        ),
-        "the JobSet Completed",
-        timeout=COMPLETION_TIMEOUT,
-    )
-    finished_in_stages(kube, gang_namespace, pod_events, [2, 4], bundled_operator)
+    depends_on_completes_in_stages(gang_cluster.kube, gang_namespace, pod_events, bundled_operator)
 
 
 @pytest.fixture
